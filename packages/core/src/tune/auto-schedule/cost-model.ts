@@ -17,7 +17,8 @@
  *    step, not 32); and local barriers, each
  *    costing an assumed 64 floating-point operations per work-item (guesses: the measured
  *    correction in search.ts absorbs their scale);
- *  - flops at the measured rate; the three overlap (the largest counts);
+ *  - flops at the measured rate; these overlap: the largest counts, and a quarter of each of the
+ *    others (an assumed leak, which also orders schedules the largest part would tie);
  *  - parallelism: a launch of fewer work-items than the device runs at once is slowed in
  *    proportion (`parallelism`, from the options: devices do not report it).
  */
@@ -41,6 +42,7 @@ const WARP = 32;
 const SECTOR = 32;
 const LOCAL_SPEEDUP = 8;
 const L1_SPEEDUP = 4;
+const OVERLAP_LEAK = 0.25;
 const BARRIER_FLOPS = 64;
 
 /** What the model counted for one candidate, and the time it predicts. */
@@ -114,12 +116,16 @@ export function predictCost(
   for (const [key, count] of stats.sync) if (key.kind === 'barrier_local') barriers += count.evalWithDict(sizes);
   const work = kernelWork(knl, sizes);
   const fill = Math.min(1, workItems / parallelism);
-  const busy = Math.max(
+  const parts = [
     work.flops / profile.flopRate,
     Math.max(globalBytes, work.bytes) / profile.bandwidth,
     l1Bytes / (L1_SPEEDUP * profile.bandwidth),
     localBytes / (LOCAL_SPEEDUP * profile.bandwidth),
-  );
+  ];
+  // the largest part bounds the time; the others overlap with it, but not wholly (OVERLAP_LEAK of
+  // each shows): among schedules bound alike, the one doing less of the rest ranks first
+  const bound = Math.max(...parts);
+  const busy = bound + OVERLAP_LEAK * (parts.reduce((a, b) => a + b, 0) - bound);
   const barrierSeconds = (barriers * workItems * BARRIER_FLOPS) / profile.flopRate;
   return {
     seconds: work.launches * profile.launchOverhead + (busy + barrierSeconds) / fill,
