@@ -8,6 +8,9 @@
 import type { DeviceArray } from './device.ts';
 import type { PreparedLaunch } from './prepare.ts';
 
+/** The most launches one sample of `timeLaunchStream` queues. */
+const MAX_REPEAT = 2000;
+
 export interface LaunchTimingOptions {
   /** Samples to take the median of; default 5. */
   readonly samples?: number;
@@ -17,17 +20,27 @@ export interface LaunchTimingOptions {
 
 /**
  * Median seconds per launch in a stream of launches: as many queued back to back per sample
- * (up to 200) as take about `sampleSeconds` (default 20 ms), so that waiting for the device,
- * which costs far more than a launch on some (a WebGPU read-back maps a buffer), is a small
- * part of each sample.
+ * (up to 2000) as take at least `sampleSeconds` (default 20 ms), so that waiting for the device,
+ * which costs far more than a launch on some (a WebGPU read-back maps a buffer, and Dawn
+ * answers by polling its events), is a small part of each sample. The count grows until a
+ * sample lasts that long: sized from one launch, whose time is mostly that wait, it was too
+ * small for short kernels.
  */
 export async function timeLaunchStream(
   prepared: PreparedLaunch,
   probe: DeviceArray,
   options: { readonly samples?: number; readonly sampleSeconds?: number } = {},
 ): Promise<number> {
-  const once = await timeLaunches(prepared, probe, { samples: 1 });
-  const repeat = Math.max(1, Math.min(200, Math.round((options.sampleSeconds ?? 0.02) / Math.max(once, 1e-6))));
+  const target = options.sampleSeconds ?? 0.02;
+  let repeat = 1;
+  let each = await timeLaunches(prepared, probe, { samples: 1 });
+  while (each * repeat < target && repeat < MAX_REPEAT) {
+    repeat = Math.min(
+      MAX_REPEAT,
+      repeat * Math.min(100, Math.max(2, Math.ceil(target / Math.max(each * repeat, 1e-6)))),
+    );
+    each = await timeLaunches(prepared, probe, { samples: 1, repeat });
+  }
   return timeLaunches(prepared, probe, { samples: options.samples ?? 5, repeat });
 }
 

@@ -1,0 +1,55 @@
+/**
+ * The benchmarks' batched timer (bench/lib/timing.ts): a batch of launches ends with one wait
+ * for the device, which on WebGPU costs a poll of Dawn's events (0.1 to a few ms). The batch
+ * must grow until that wait is a small part of it, whatever one launch's time says; core's
+ * timeLaunchStream (autotune, device profiles) likewise.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { batchedSeconds } from '../bench/lib/timing.ts';
+
+/** A device whose batches take `wait` seconds more than their launches of `each` seconds. */
+const device = (each: number, wait: number) => {
+  const counts: number[] = [];
+  const batch = async (count: number) => {
+    counts.push(count);
+    return wait + count * each;
+  };
+  return { batch, counts };
+};
+
+test('a short kernel behind a long wait: timed within 2% of its own time', async () => {
+  const { batch, counts } = device(25e-6, 3e-3);
+  const seconds = await batchedSeconds(batch, { samples: 3 });
+  assert.ok(Math.abs(seconds - 25e-6) / 25e-6 < 0.02, `${seconds * 1e6} us per launch`);
+  assert.ok(Math.max(...counts) * 25e-6 >= 0.1 - 3e-3, `batches of ${Math.max(...counts)}`);
+});
+
+test('a long kernel is not batched: one launch a sample, after one to warm up', async () => {
+  const { batch, counts } = device(0.2, 1e-3);
+  const seconds = await batchedSeconds(batch, { samples: 2, maxSeconds: 10 });
+  assert.ok(Math.abs(seconds - 0.201) < 1e-9);
+  assert.equal(counts, [1, 1, 1]);
+});
+
+test('the batch stops growing at its cap', async () => {
+  const { batch, counts } = device(1e-9, 0);
+  await batchedSeconds(batch, { samples: 2 });
+  assert.is(Math.max(...counts), 10_000);
+});
+
+
+test("core's timeLaunchStream: launches behind a slow wait are queued until the wait is amortized", async () => {
+  const { timeLaunchStream } = await import('../packages/core/src/runtime/time-launches.ts');
+  let launches = 0;
+  // a launch that costs nothing, and a read-back that waits 2 ms (a WebGPU buffer mapping)
+  const device = { read: () => new Promise<void>((done) => setTimeout(done, 2)) };
+  const prepared = { device, launch: async () => void launches++ } as never;
+  const probe = { buffer: { byteLength: 4 } } as never;
+  const seconds = await timeLaunchStream(prepared, probe, { samples: 3 });
+  // sized from one launch (2 ms) the samples held 10 launches: 200 µs each
+  assert.ok(seconds < 20e-6, `${seconds * 1e6} µs per launch`);
+  assert.ok(launches > 1000, `${launches} launches`);
+});
+
+test.run();
