@@ -38,7 +38,6 @@ test('the batch stops growing at its cap', async () => {
   assert.is(Math.max(...counts), 10_000);
 });
 
-
 test("core's timeLaunchStream: launches behind a slow wait are queued until the wait is amortized", async () => {
   const { timeLaunchStream } = await import('../packages/core/src/runtime/time-launches.ts');
   let launches = 0;
