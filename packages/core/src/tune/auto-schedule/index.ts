@@ -5,8 +5,8 @@ export {
   type AutoScheduleProgress,
   type AutoScheduleResult,
   type MeasuredCandidate,
-  type PredictedCandidate,
 } from './search.ts';
+export type { PredictedCandidate } from './rank.ts';
 export { applySchedule, scheduleScript, type ScheduleStep } from './steps.ts';
 export type { SpaceRestrictions } from './space.ts';
 export { predictScheduleTime, type CostBreakdown } from './cost-model.ts';

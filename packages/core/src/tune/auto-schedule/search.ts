@@ -2,34 +2,27 @@
  * `autoSchedule(knl, device, options)`: the search. Every candidate of the space (space.ts) is
  * built with the transformations a user calls (steps.ts); one Loom refuses or the device
  * cannot take (code generation fails, work-group or memory past `device.limits`) is pruned
- * with its reason and never runs. The cost model (cost-model.ts) ranks the rest; the best few
+ * with its reason and never runs. The cost model (cost-model.ts) ranks the rest, and a climb
+ * from the best-ranked ranks their neighbours (rank.ts); the best few
  * are checked against the unscheduled kernel at small sizes on the check device, then measured
  * on the device at the tuning sizes through `autotune` (its budget, cache and result checks, here
  * against the unscheduled kernel's outputs on the device). The model is corrected by one scale
  * per kernel, fitted to what was measured (geometric mean of measured / predicted): enough to
  * report predictions in seconds, not a learned model.
  */
-import { buildProgram } from '../../codegen/generate.ts';
 import { hostArrayConstructor, isFloat, type HostArray } from '../../dtypes.ts';
 import { InternalError, LoomError } from '../../errors.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
 import { checkOptionKeys, optionKeys } from '../../option-keys.ts';
 import { autoTestVsRef } from '../../runtime/auto-test.ts';
 import { DeviceArray, type Device } from '../../runtime/device.ts';
-import { checkProgramLimits } from '../../runtime/limits.ts';
 import { run } from '../../runtime/run.ts';
 import { measureDeviceProfile, measuredArrays } from '../../statistics/profile.ts';
 import type { DeviceProfile } from '../../statistics/roofline.ts';
 import { autotune, defineTuning, type TuningArguments, type TuningCache } from '../autotune.ts';
-import { DEFAULT_PARALLELISM, predictCost, type CostBreakdown } from './cost-model.ts';
-import {
-  analyzeKernel,
-  enumerateCandidates,
-  neighbourCandidates,
-  type Candidate,
-  type Knobs,
-  type SpaceRestrictions,
-} from './space.ts';
+import { DEFAULT_PARALLELISM } from './cost-model.ts';
+import { rankCandidates, type PredictedCandidate } from './rank.ts';
+import type { SpaceRestrictions } from './space.ts';
 import { applySchedule, scheduleScript, type ScheduleStep } from './steps.ts';
 
 const AUTO_SCHEDULE_OPTIONS = optionKeys<AutoScheduleOptions>()([
@@ -95,15 +88,6 @@ export interface AutoScheduleProgress {
   readonly budgetSeconds: number;
 }
 
-/** A candidate the model ranked: its steps, its script and the model's time. */
-export interface PredictedCandidate {
-  readonly steps: readonly ScheduleStep[];
-  readonly script: string;
-  /** The model's seconds, before the fitted scale. */
-  readonly seconds: number;
-  readonly cost: CostBreakdown;
-}
-
 /** A candidate checked and measured: its seconds, or why it did not run or was wrong. */
 export interface MeasuredCandidate {
   readonly steps: readonly ScheduleStep[];
@@ -160,53 +144,14 @@ export async function autoSchedule(
 
   const profile = options.profile ?? (await measureDeviceProfile(device));
   const maxGroup = Math.min(space.maxGroup ?? 1024, device.limits.maxWorkGroupSize);
-  const analysis = analyzeKernel(knl, sizes);
-  const restrictions = { ...space, maxGroup };
-  const candidates = enumerateCandidates(analysis, restrictions, seed);
-  const predicted: PredictedCandidate[] = [];
-  const pruned: { script: string; reason: string }[] = [];
-  const knobsOf = new Map<PredictedCandidate, Knobs>();
-  const seen = new Set<string>();
-  let ranked = 0;
-  const rank = (batch: readonly Candidate[]) => {
-    const first = ranked;
-    for (const c of batch) {
-      const script = scheduleScript(c.steps);
-      seen.add(script);
-      try {
-        const candidate = applySchedule(knl, c.steps);
-        const program = buildProgram(candidate, device.target);
-        checkProgramLimits(program, device.limits, device.name);
-        const cost = predictCost(candidate, program, profile, sizes, options.parallelism ?? DEFAULT_PARALLELISM);
-        const p: PredictedCandidate = { steps: c.steps, script, seconds: cost.seconds, cost };
-        predicted.push(p);
-        if (c.knobs) knobsOf.set(p, c.knobs);
-      } catch (e) {
-        if (!(e instanceof LoomError) || e instanceof InternalError) throw e;
-        pruned.push({ script, reason: e.message.split('\n')[0]!.slice(0, 300) });
-      }
-      ranked++;
-      report({ phase: 'rank', done: ranked, total: first + batch.length, label: c.label });
-    }
-    // a stable sort: ties keep the seed's order
-    predicted.sort((a, b) => a.seconds - b.seconds);
-  };
-  rank(candidates);
-  // then a hill climb on the model: the neighbours of the best few, until the best few stay the same
-  for (let round = 0; round < REFINE_ROUNDS; round++) {
-    const fresh = predicted
-      .slice(0, REFINE_FROM)
-      .flatMap((p) => (knobsOf.has(p) ? neighbourCandidates(analysis, restrictions, knobsOf.get(p)!) : []))
-      .filter((c) => {
-        const script = scheduleScript(c.steps);
-        if (seen.has(script)) return false;
-        seen.add(script);
-        return true;
-      });
-    const before = predicted.slice(0, REFINE_FROM).map((p) => p.script);
-    rank(fresh);
-    if (predicted.slice(0, REFINE_FROM).every((p, k) => p.script === before[k])) break;
-  }
+  const { predicted, pruned } = rankCandidates(knl, device, {
+    profile,
+    sizes,
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    restrictions: { ...space, maxGroup },
+    seed,
+    report,
+  });
   if (predicted.length === 0)
     throw new LoomError(`autoSchedule '${knl.name}': no candidate could be built (${pruned[0]?.reason ?? 'none'})`);
 
@@ -274,9 +219,6 @@ export async function autoSchedule(
   };
 }
 
-/** Rounds of the hill climb after the sample is ranked, and how many of the best-ranked each climbs from. */
-const REFINE_ROUNDS = 4;
-const REFINE_FROM = 4;
 /** How many times the best-ranked candidate's predicted time makes the kernel as written too slow to compute the reference outputs. */
 const HOPELESS = 1000;
 
