@@ -3,12 +3,13 @@
  * built with the transformations a user calls (steps.ts); one Loom refuses or the device
  * cannot take (code generation fails, work-group or memory past `device.limits`) is pruned
  * with its reason and never runs. The cost model (cost-model.ts) ranks the rest, and a climb
- * from the best-ranked ranks their neighbours (rank.ts); the best few
- * are checked against the unscheduled kernel at small sizes on the check device, then measured
- * on the device at the tuning sizes through `autotune` (its budget, cache and result checks, here
- * against the unscheduled kernel's outputs on the device). The model is corrected by one scale
- * per kernel, fitted to what was measured (geometric mean of measured / predicted): enough to
- * report predictions in seconds, not a learned model.
+ * from the best-ranked ranks their neighbours (rank.ts). The best few are checked against the
+ * unscheduled kernel at small sizes on the check device, then measured on the device at the
+ * tuning sizes through `autotune` (its budget, cache and result checks, here against the
+ * unscheduled kernel's outputs on the device, or the best checked candidate's where the kernel
+ * as written is hopelessly slow). The model is corrected by one scale per kernel, fitted to
+ * what was measured (geometric mean of measured / predicted): enough to report predictions in
+ * seconds, not a learned model.
  */
 import { hostArrayConstructor, isFloat, type HostArray } from '../../dtypes.ts';
 import { InternalError, LoomError } from '../../errors.ts';
