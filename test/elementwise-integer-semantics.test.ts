@@ -46,7 +46,7 @@ test('a constant negative exponent or a constant 0 divisor on integers is a Loom
     const x = tensor([1, 2, 3], undefined, { device, dtype: 'int32' });
     for (const [f, message] of [
       [pointwise({}, (a: number) => a ** -1), 'integers to negative integer powers are not allowed'],
-      [pointwise({}, (a: number) => Math.pow(a, -2)), 'integers to negative integer powers are not allowed'],
+      [pointwise({}, (a: number) => a ** -2), 'integers to negative integer powers are not allowed'],
       [pointwise({}, (a: number) => a % 0), 'integer remainder (%) by the constant 0'],
     ] as const) {
       try {

@@ -12,7 +12,7 @@
  * Each returns the median of several samples, after a warm-up launch (which also pays for
  * any lazy compilation), in seconds per launch of the whole program.
  */
-import type { PreparedLaunch } from '@loom/core';
+import { growBatch, type PreparedLaunch } from '@loom/core';
 import type { CudaBuffer, CudaKernelArgument, CudaModule } from '@loom/codegen-cuda';
 import type { KernelArgument, OpenCLBuffer, OpenCLProgram } from '@loom/codegen-opencl';
 import type { BenchDevice } from './devices.ts';
@@ -166,16 +166,9 @@ export async function batchedSeconds(
   options: TimingOptions,
 ): Promise<number> {
   const { samples = 5, maxSeconds = 2 } = options;
-  // the first batch warms up (it pays for lazy compilation); the ones that grow the batch are samples
-  let count = 1;
-  let seconds = await batch(count);
-  const times: number[] = [];
-  while (seconds < BATCH_SECONDS && count < MAX_BATCH) {
-    const grow = Math.min(100, Math.max(2, Math.ceil(BATCH_SECONDS / Math.max(seconds, 1e-6))));
-    count = Math.min(MAX_BATCH, count * grow);
-    seconds = await batch(count);
-    if (seconds >= BATCH_SECONDS || count === MAX_BATCH) times.push(seconds / count);
-  }
+  // the first batch warms up (it pays for lazy compilation); the grown one, if any, is a sample
+  const { count, seconds } = await growBatch(batch, BATCH_SECONDS, MAX_BATCH);
+  const times: number[] = count > 1 ? [seconds / count] : [];
   const deadline = performance.now() + 1000 * maxSeconds;
   do times.push((await batch(count)) / count);
   while (times.length < samples && performance.now() < deadline);

@@ -126,7 +126,7 @@ export class CExpressionPrinter {
    */
   private index(e: Expr): string {
     const wide = this.dialect.wideIndexSums;
-    const terms = wide === undefined ? [] : additiveTerms(e, '+');
+    const terms = wide === undefined ? [] : E.additiveTerms(e, '+');
     if (terms.filter((t) => t.term.kind !== 'int').length < 2) return this.print(e, 'int32');
     const [first, ...rest] = terms.map((t) => ({ ...t, printed: this.expr(t.term, 'int32') }));
     let text = `(${wide}) ${paren(first.printed, PRECEDENCE.unary)}`;
@@ -624,13 +624,4 @@ function isBoolish(t: DType): boolean {
 /** A dialect's spelling of a call, a member access or an index (`vload_half(i, a)`, `tIdx(x)`): binds as a postfix expression. */
 function applied(text: string): Printed {
   return { text, precedence: PRECEDENCE.postfix };
-}
-
-/** `a + b - c` as its terms, each with the sign it is summed with. */
-function additiveTerms(e: Expr, sign: '+' | '-'): { readonly term: Expr; readonly sign: '+' | '-' }[] {
-  if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
-    const flipped = sign === '+' ? '-' : '+';
-    return [...additiveTerms(e.left, sign), ...additiveTerms(e.right, e.op === '+' ? sign : flipped)];
-  }
-  return [{ term: e, sign }];
 }

@@ -344,6 +344,7 @@ export {
 } from './codegen/generated.ts';
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { run, type RunOutputs, type RunOptions } from './runtime/run.ts';
+export { growBatch } from './runtime/time-launches.ts';
 export {
   autoTestVsRef,
   AutomaticTestFailure,

@@ -19,7 +19,7 @@ import { globalArg, makeKernel, setTemporaryAddressSpace, splitIname, tagInames,
 import type { Step } from './chains.ts';
 import { ExpressionGenerator, exprToString, leaf, type Scope } from './expressions.ts';
 import type { FeatureSet } from './features.ts';
-import type { KernelCase } from './kernels.ts';
+import type { KernelCase, Shape } from './kernels.ts';
 import type { Rng } from './random.ts';
 
 type Form = 'scalar' | 'byI' | 'byJ' | 'later';
@@ -52,12 +52,40 @@ export function generateLaneCase(seed: number, rng: Rng, features: FeatureSet): 
     const readScope: Scope = { index: ['i', 'j'], inames: ['i', 'j'], arrays: ['b'], extra: [ref] };
     lines.push(`out[i, j] = ${exprToString(gen.top(gen.around(ref, gen.expr(2, readScope)), readScope))} {id=read}`);
   }
-  const instructions = lines.join('\n');
+  return fixedShapeCase({
+    seed,
+    dtype,
+    kind: 'lanes',
+    domain,
+    instructions: lines.join('\n'),
+    inputs: ['a', 'b'],
+    shape: [I, J],
+    gen,
+    plannedSteps: () => laneSteps(rng, I, form),
+  });
+}
+
+/**
+ * A case over arrays of one constant `shape`: those of `inputs` its instructions read, filled by
+ * `gen`, and `out` (the families of lanes.ts and vector-lanes.ts, which need no parameters).
+ */
+export function fixedShapeCase(c: {
+  readonly seed: number;
+  readonly dtype: DType;
+  readonly kind: Shape;
+  readonly domain: string;
+  readonly instructions: string;
+  readonly inputs: readonly string[];
+  readonly shape: readonly number[];
+  readonly gen: ExpressionGenerator;
+  /** Drawn after the inputs, from the same generator (a seed's case stays what it was). */
+  readonly plannedSteps: () => readonly Step[];
+}): KernelCase {
+  const { seed, dtype, domain, instructions, shape, gen } = c;
   const arrays = new Map<string, readonly string[]>();
-  for (const name of ['a', 'b'])
-    if (new RegExp(`\\b${name}\\[`).test(instructions)) arrays.set(name, [String(I), String(J)]);
-  const inputs = Object.fromEntries([...arrays.keys()].map((name) => [name, gen.values('full', I * J)]));
-  const shape = [I, J];
+  for (const name of c.inputs) if (new RegExp(`\\b${name}\\[`).test(instructions)) arrays.set(name, shape.map(String));
+  const size = shape.reduce((a, b) => a * b, 1);
+  const inputs = Object.fromEntries([...arrays.keys()].map((name) => [name, gen.values('full', size)]));
   const argSpecs = [
     ...[...arrays.keys()].map((name) => globalArg(name, { shape, dtype })),
     globalArg('out', { shape, dtype }),
@@ -68,7 +96,7 @@ export function generateLaneCase(seed: number, rng: Rng, features: FeatureSet): 
   return {
     seed,
     dtype,
-    shape: 'lanes',
+    shape: c.kind,
     domains: domain,
     instructions,
     arrays,
@@ -78,7 +106,7 @@ export function generateLaneCase(seed: number, rng: Rng, features: FeatureSet): 
     ulpTolerance: gen.usedInexact ? 3 : 0,
     source: `makeKernel(${JSON.stringify(domain)}, \`\n${instructions}\n\`, [${argText.join(', ')}])`,
     build: () => makeKernel(domain, instructions, argSpecs),
-    plannedSteps: laneSteps(rng, I, form),
+    plannedSteps: c.plannedSteps(),
   };
 }
 

@@ -6,11 +6,12 @@
  * vector (Clang's OpenCL C does, for `out[v].s1 = x`) would lose lanes; an input read the same
  * way, as a vector or not, checks the lane reads. The reference is the kernel without the tags.
  */
-import { globalArg, makeKernel, splitIname, tagArrayAxes, tagInames, type DType } from '@loom/core';
+import { splitIname, tagArrayAxes, tagInames, type DType } from '@loom/core';
 import type { Step } from './chains.ts';
 import { ExpressionGenerator, exprToString } from './expressions.ts';
 import type { FeatureSet } from './features.ts';
 import type { KernelCase } from './kernels.ts';
+import { fixedShapeCase } from './lanes.ts';
 import type { Rng } from './random.ts';
 
 export function generateVectorLaneCase(seed: number, rng: Rng, features: FeatureSet): KernelCase {
@@ -22,33 +23,17 @@ export function generateVectorLaneCase(seed: number, rng: Rng, features: Feature
   const index = [`i // ${L}`, `i % ${L}`];
   const scope = { index, inames: ['i'], arrays: ['a'], extra: [] };
   const instructions = `out[${index.join(', ')}] = ${exprToString(gen.top(gen.expr(2, scope), scope))}`;
-  const shape = [V, L];
-  const domain = `{ [i]: 0<=i<${V * L} }`;
-  const arrays = new Map<string, readonly string[]>();
-  if (/\ba\[/.test(instructions)) arrays.set('a', [String(V), String(L)]);
-  const inputs = Object.fromEntries([...arrays.keys()].map((name) => [name, gen.values('full', V * L)]));
-  const argSpecs = [
-    ...[...arrays.keys()].map((name) => globalArg(name, { shape, dtype })),
-    globalArg('out', { shape, dtype }),
-  ];
-  const argText = [...arrays.keys(), 'out'].map(
-    (name) => `globalArg('${name}', { shape: ${JSON.stringify(shape)}, dtype: '${dtype}' })`,
-  );
-  return {
+  return fixedShapeCase({
     seed,
     dtype,
-    shape: 'vectorLanes',
-    domains: domain,
+    kind: 'vectorLanes',
+    domain: `{ [i]: 0<=i<${V * L} }`,
     instructions,
-    arrays,
-    params: {},
-    inputs,
-    hasRule: false,
-    ulpTolerance: gen.usedInexact ? 3 : 0,
-    source: `makeKernel(${JSON.stringify(domain)}, \`\n${instructions}\n\`, [${argText.join(', ')}])`,
-    build: () => makeKernel(domain, instructions, argSpecs),
-    plannedSteps: vectorLaneSteps(rng, arrays.has('a')),
-  };
+    inputs: ['a'],
+    shape: [V, L],
+    gen,
+    plannedSteps: () => vectorLaneSteps(rng, /\ba\[/.test(instructions)),
+  });
 }
 
 /** The lanes' axes tagged `vec`, and i spread over work-items (a split of it, or i whole on l.0). */

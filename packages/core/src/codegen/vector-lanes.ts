@@ -6,29 +6,22 @@
  * split and FFT kernels, whose divisions and remainders are not.
  */
 import { binary, int, neg, type Expr } from '../expr/nodes.ts';
-import { simplify } from '../expr/index.ts';
+import { additiveTerms, simplify } from '../expr/index.ts';
 
 /** `index` as `lanes * vector + lane`, when its terms other than a constant are multiples of `lanes`. */
 export function termsOfLanes(index: Expr, lanes: number): { vector: Expr; lane: number } | undefined {
-  const terms: { expr: Expr; sign: 1 | -1 }[] = [];
-  const collect = (e: Expr, sign: 1 | -1): void => {
-    if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
-      collect(e.left, sign);
-      collect(e.right, e.op === '+' ? sign : (-sign as 1 | -1));
-    } else if (e.kind === 'neg') collect(e.operand, -sign as 1 | -1);
-    else terms.push({ expr: e, sign });
-  };
-  collect(index, 1);
   let constant = 0;
   const quotients: Expr[] = [];
-  for (const { expr, sign } of terms) {
+  for (const { term, sign } of additiveTerms(index, '+')) {
+    // a negated term is its operand with the other sign
+    const [expr, positive] = term.kind === 'neg' ? [term.operand, sign === '-'] : [term, sign === '+'];
     if (expr.kind === 'int') {
-      constant += sign * Number(expr.value);
+      constant += (positive ? 1 : -1) * Number(expr.value);
       continue;
     }
     const q = exactQuotient(expr, lanes);
     if (!q) return undefined;
-    quotients.push(sign === 1 ? q : neg(q));
+    quotients.push(positive ? q : neg(q));
   }
   const lane = ((constant % lanes) + lanes) % lanes;
   const rest = (constant - lane) / lanes;

@@ -165,3 +165,17 @@ function sameFieldPath(
   if (a === undefined || b === undefined) return a === b;
   return a.length === b.length && a.every((step, k) => step === b[k]);
 }
+
+/**
+ * `a + b - c` as its terms, each with the sign it is summed with (`neg` terms are kept as terms).
+ * ```ts
+ * additiveTerms(parseExpression('a + b - c'), '+'); // a (+), b (+), c (-)
+ * ```
+ */
+export function additiveTerms(e: Expr, sign: '+' | '-'): { readonly term: Expr; readonly sign: '+' | '-' }[] {
+  if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
+    const flipped = sign === '+' ? '-' : '+';
+    return [...additiveTerms(e.left, sign), ...additiveTerms(e.right, e.op === '+' ? sign : flipped)];
+  }
+  return [{ term: e, sign }];
+}

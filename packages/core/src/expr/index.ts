@@ -15,7 +15,15 @@ export {
 export { checkExpressionNode } from './check-node.ts';
 export { printExpr, formatFloat, printField } from './print.ts';
 export { children, mapChildren, walk, walkScoped, walkGuarded, mapExpr, someExpr } from './visit.ts';
-export { freeVariables, reductionInamesIn, arraysAccessed, substitute, exprEquals, isConstant } from './analysis.ts';
+export {
+  additiveTerms,
+  freeVariables,
+  reductionInamesIn,
+  arraysAccessed,
+  substitute,
+  exprEquals,
+  isConstant,
+} from './analysis.ts';
 export { toLinear, fromLinear, foldInteger } from './affine.ts';
 export { simplifier, simplify, type SimplifyOptions } from './simplify.ts';
 export { isExpressionEqual } from './polynomial.ts';

@@ -31,17 +31,36 @@ export async function timeLaunchStream(
   probe: DeviceArray,
   options: { readonly samples?: number; readonly sampleSeconds?: number } = {},
 ): Promise<number> {
-  const target = options.sampleSeconds ?? 0.02;
-  let repeat = 1;
-  let each = await timeLaunches(prepared, probe, { samples: 1 });
-  while (each * repeat < target && repeat < MAX_REPEAT) {
-    repeat = Math.min(
-      MAX_REPEAT,
-      repeat * Math.min(100, Math.max(2, Math.ceil(target / Math.max(each * repeat, 1e-6)))),
-    );
-    each = await timeLaunches(prepared, probe, { samples: 1, repeat });
-  }
+  const { count: repeat } = await growBatch(
+    async (repeat) => repeat * (await timeLaunches(prepared, probe, { samples: 1, repeat })),
+    options.sampleSeconds ?? 0.02,
+    MAX_REPEAT,
+  );
   return timeLaunches(prepared, probe, { samples: options.samples ?? 5, repeat });
+}
+
+/**
+ * How many launches a timed batch needs to last at least `seconds` (at most `most`): the batch
+ * grows from one launch, by what its last time says is missing (2 to 100 times a step), since one
+ * launch's time is mostly the wait for the device and says little about the launch itself.
+ * `batch(count)` runs `count` launches and resolves to their seconds; the first call warms up.
+ * Resolves to the count and the seconds of the last batch run.
+ * ```ts
+ * const { count } = await growBatch(async (n) => timeBatchOf(n), 0.1, 10_000);
+ * ```
+ */
+export async function growBatch(
+  batch: (count: number) => Promise<number>,
+  seconds: number,
+  most: number,
+): Promise<{ readonly count: number; readonly seconds: number }> {
+  let count = 1;
+  let last = await batch(count);
+  while (last < seconds && count < most) {
+    count = Math.min(most, count * Math.min(100, Math.max(2, Math.ceil(seconds / Math.max(last, 1e-6)))));
+    last = await batch(count);
+  }
+  return { count, seconds: last };
 }
 
 /** Median seconds per launch, after one launch to warm up (which pays for lazy compilation). */

@@ -89,8 +89,8 @@ export interface Trial<C> {
   /** Seconds per launch, when it ran and passed the check. */
   readonly seconds?: number;
   /**
-   * Whether `seconds` is the wall time of the one checked launch (compilation included), not
-   * timed launches: that launch was so slow that timing more would have run far past the budget.
+   * Whether `seconds` is the wall time of the one checked launch (its check's read-back included),
+   * not timed launches: that launch was so slow that timing more would have run far past the budget.
    */
   readonly timedOnce?: boolean;
   /** Why it was not measured (refused, failed to build, wrong result). */

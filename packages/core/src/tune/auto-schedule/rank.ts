@@ -18,7 +18,7 @@ import {
   neighbourCandidates,
   type Candidate,
   type Knobs,
-  type SpaceRestrictions,
+  type GroupRestrictions,
 } from './space.ts';
 import { applySchedule, scheduleScript, type ScheduleStep } from './steps.ts';
 
@@ -40,7 +40,7 @@ export interface RankingOptions {
   readonly profile: DeviceProfile;
   readonly sizes: Readonly<Record<string, number>>;
   readonly parallelism: number;
-  readonly restrictions: SpaceRestrictions & { readonly maxGroup: number };
+  readonly restrictions: GroupRestrictions;
   readonly seed: number;
   /** Told after each candidate: how many are ranked of how many so far. */
   readonly report: (progress: { phase: 'rank'; done: number; total: number; label: string }) => void;

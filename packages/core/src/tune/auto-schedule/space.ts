@@ -29,6 +29,9 @@ export interface SpaceRestrictions {
   readonly candidates?: number;
 }
 
+/** The restrictions with the work-group's most work-items settled (the device's limit, or less). */
+export type GroupRestrictions = SpaceRestrictions & { readonly maxGroup: number };
+
 /** What the space is made from: the kernel's parallel inames, its reduction, the arrays the reduction reads. */
 export interface KernelAnalysis {
   /** Inames no instruction reduces over and every instruction runs in, with their extents at the tuning sizes. */
@@ -115,7 +118,7 @@ export interface Placement {
  */
 export function enumerateCandidates(
   analysis: KernelAnalysis,
-  restrictions: SpaceRestrictions & { readonly maxGroup: number },
+  restrictions: GroupRestrictions,
   seed: number,
 ): Candidate[] {
   const all: Candidate[] = [];
@@ -142,10 +145,7 @@ export function enumerateCandidates(
   return [{ steps: [], label: 'unscheduled' }, ...trees, ...all.slice(0, restrictions.candidates ?? 48)];
 }
 
-function* placementsOf(
-  analysis: KernelAnalysis,
-  restrictions: SpaceRestrictions & { readonly maxGroup: number },
-): Generator<Placement[]> {
+function* placementsOf(analysis: KernelAnalysis, restrictions: GroupRestrictions): Generator<Placement[]> {
   const { parallel } = analysis;
   const blocks = restrictions.registerBlocking === false ? [1] : SAMPLED_BLOCKS;
   for (const first of parallel) {
@@ -190,7 +190,7 @@ const MAX_BLOCK_PRODUCT = 16;
  */
 export function neighbourCandidates(
   analysis: KernelAnalysis,
-  restrictions: SpaceRestrictions & { readonly maxGroup: number },
+  restrictions: GroupRestrictions,
   knobs: Knobs,
 ): Candidate[] {
   const out: Candidate[] = [];
@@ -299,7 +299,7 @@ function candidateOf(analysis: KernelAnalysis, placed: readonly Placement[], sta
  * iname split with its inner part on l.0 (a tree in local memory, which realizeReductions
  * builds), as a row sum reads a long row with neighbouring work-items on neighbouring elements.
  */
-function treeCandidates(analysis: KernelAnalysis, restrictions: SpaceRestrictions & { readonly maxGroup: number }) {
+function treeCandidates(analysis: KernelAnalysis, restrictions: GroupRestrictions) {
   const r = analysis.reduction;
   if (!r || analysis.parallel.length > 3 || restrictions.localMemory === false) return [];
   const tags = Object.fromEntries(analysis.parallel.map((p, axis) => [p.iname, `g.${axis}`]));
