@@ -7,12 +7,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addDtypes, autotune, DeviceArray, generateCode, LoomError, run } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
+import { tileMatmul } from '@loom/computation';
 import {
   configProblem,
   matmulError,
   matmulKernel,
   matmulSearchSpace,
   matmulTuning,
+  plainMatmul,
   referenceMatmul,
   type MatmulConfig,
 } from '../examples/matmul.ts';
@@ -104,6 +106,16 @@ const A_TRANSPOSED: MatmulConfig[] = [
   { ...VECTOR_CONFIGS[0], aTransposed: true },
 ];
 
+// two buffers a panel: the next step's panels filled while this step computes, one barrier a step
+const DOUBLE_BUFFERED: MatmulConfig[] = [
+  { ...PIPELINED[0], pipelined: false, doubleBuffered: true },
+  { ...PIPELINED[1], tileK: 16, pipelined: false, doubleBuffered: true },
+  { ...VECTOR_CONFIGS[2], doubleBuffered: true },
+  { ...VECTOR_READS[1], tileK: 16, doubleBuffered: true },
+  { ...VECTOR_READS[5], doubleBuffered: true },
+  { ...VECTOR_READS[4], aTransposed: true, doubleBuffered: true },
+];
+
 const clCode = (config: MatmulConfig, n: number) =>
   generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
 
@@ -180,6 +192,28 @@ test('pipelined: the loads of step k_outer + 1 go to registers before the produc
   assert.is((vector.match(/barrier\(/g) ?? []).length, 2);
 });
 
+test("doubleBuffered: the panels of the first step before the loop, then per step the next step's fill, the product, one barrier", () => {
+  const code = clCode(DOUBLE_BUFFERED[0], 256);
+  // two buffers of each 64 x 16 panel
+  assert.match(code, '__local float a_fetch[2048];');
+  assert.match(code, '__local float b_fetch[2048];');
+  const loop = code.indexOf('for (int k_outer_pair = 0; k_outer_pair <= 7; ++k_outer_pair)');
+  assert.ok(code.indexOf('a_fetch[16 * lid(1) + lid(0)] = a[16384 * gid(1) + 256 * lid(1) + lid(0)];') < loop, code);
+  assert.is((code.slice(0, loop).match(/barrier\(/g) ?? []).length, 1);
+  const body = code.slice(loop);
+  // step 2p fills buffer 1 with step 2p + 1 and reads buffer 0; step 2p + 1 the other way round
+  const fillOne = body.indexOf(
+    'a_fetch[16 * lid(1) + lid(0) + 1024] = a[16384 * gid(1) + 256 * lid(1) + 32 * k_outer_pair + lid(0) + 16];',
+  );
+  const product = body.indexOf('for (int k_inner');
+  assert.ok(fillOne > 0 && fillOne < product, body);
+  assert.is((body.match(/barrier\(/g) ?? []).length, 2);
+  // float4 staging: the private vectors are loaded a step ahead with the fill that stores them
+  const staged = clCode(DOUBLE_BUFFERED[3], 256);
+  assert.match(staged, '__local float4 b_fetch[');
+  assert.is((staged.match(/barrier\(/g) ?? []).length, 3, staged);
+});
+
 test('vectorWidth: the configurations that cannot be built say why', () => {
   const base = VECTOR_CONFIGS[0];
   assert.match(
@@ -200,6 +234,14 @@ test('vectorWidth: the configurations that cannot be built say why', () => {
   assert.match(
     configProblem({ ...VECTOR_READS[5], aTransposed: true }) ?? '',
     "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads",
+  );
+  assert.match(
+    configProblem({ ...base, doubleBuffered: true, pipelined: true }) ?? '',
+    'doubleBuffered doubles the local panels: it needs prefetch, and not pipelined',
+  );
+  assert.throws(
+    () => tileMatmul(plainMatmul({ m: 64, n: 64, k: 40 }), { ...base, doubleBuffered: true }, { partialK: true }),
+    /a partial last step of k/,
   );
 });
 
@@ -265,12 +307,12 @@ for (const device of testDevices()) {
     }
   });
 
-  test(`${device.name}: the pipelined configurations, and those with a's panel transposed, compute a*b`, async () => {
+  test(`${device.name}: the pipelined and double-buffered configurations, and those with a's panel transposed, compute a*b`, async () => {
     const n = 128;
     const a = randomFloat32(n * n, 5).map((x) => x - 0.5);
     const b = randomFloat32(n * n, 6).map((x) => x - 0.5);
     const expected = referenceMatmul(a, b, n);
-    for (const config of [...PIPELINED, ...A_TRANSPOSED]) {
+    for (const config of [...PIPELINED, ...A_TRANSPOSED, ...DOUBLE_BUFFERED]) {
       const { c } = await run(matmulKernel(config, n), device, { a, b });
       const error = matmulError(c as Float32Array, expected, n);
       assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);

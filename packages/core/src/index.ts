@@ -216,6 +216,7 @@ export {
 } from './kernel/arg-layouts.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { pipelinePrefetch, type PipelinePrefetchOptions } from './transform/pipeline-prefetch.ts';
+export { doubleBuffer, type DoubleBufferOptions } from './transform/double-buffer.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
 export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';

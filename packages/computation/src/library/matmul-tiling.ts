@@ -19,6 +19,7 @@
 import {
   addPrefetch,
   pipelinePrefetch,
+  doubleBuffer,
   prioritizeLoops,
   setOptions,
   splitArrayAxis,
@@ -83,6 +84,13 @@ export interface MatmulConfig {
    * for the same reason). Needs prefetch, and a's panel of scalars (not aVectorReads).
    */
   readonly aTransposed?: boolean;
+  /**
+   * Two buffers for each local panel (doubleBuffer): step k_outer + 1's panels are filled while
+   * step k_outer computes from the others, one barrier a step instead of two; twice the local
+   * memory. Needs prefetch; not with pipelined (whose registers the fill would read a step
+   * late) nor a partial last step of k (partialK's slab).
+   */
+  readonly doubleBuffered?: boolean;
 }
 
 /** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
@@ -117,6 +125,8 @@ export function configProblem(config: MatmulConfig): string | undefined {
     return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
   if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
   if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
+  if (config.doubleBuffered && (!config.prefetch || config.pipelined))
+    return 'doubleBuffered doubles the local panels: it needs prefetch, and not pipelined';
   if (config.aTransposed && (!config.prefetch || config.aVectorReads))
     return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
   if (vectorWidth !== 1) {
@@ -152,6 +162,8 @@ export interface MatmulLayout {
  * loads read rows of a along k and of b along j, which transposed operands do not have.
  */
 export function layoutProblem(config: MatmulConfig, layout: MatmulLayout): string | undefined {
+  if (config.doubleBuffered && layout.partialK)
+    return "doubleBuffered splits k's steps in pairs, which a partial last step of k (its slab) cannot take";
   const rowsRead = (config.vectorWidth ?? 1) !== 1 || config.aTransposed;
   if (rowsRead && (layout.transposedA || layout.transposedB))
     return 'the float4 loads and the k-major panel of a need operands stored row by row, not transposed';
@@ -223,11 +235,14 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
     if (config.aTransposed) knl = transposeAPanel(knl, tileM);
     // 5. the loads of step k_outer + 1 issued before step k_outer computes
     if (config.pipelined) knl = pipelinePrefetch(knl, 'reads:a or reads:b', 'k_outer');
+    //    or: two buffers a panel, the next step's filled while this one computes
+    if (config.doubleBuffered) knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer');
   }
   if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
   // 6. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
   knl = setOptions(knl, { fusedMultiplyAdd: true });
-  return prioritizeLoops(knl, config.aVectorReads ? 'k_outer,k_inner_outer,k_inner_inner' : 'k_outer,k_inner');
+  const steps = config.prefetch && config.doubleBuffered ? 'k_outer_pair,k_outer_parity' : 'k_outer';
+  return prioritizeLoops(knl, `${steps},${config.aVectorReads ? 'k_inner_outer,k_inner_inner' : 'k_inner'}`);
 }
 
 /**

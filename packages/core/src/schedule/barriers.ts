@@ -23,6 +23,21 @@ interface Need {
   readonly comment: string;
 }
 
+/**
+ * How the iterations of two instructions' loops relate when one must wait for the other:
+ * the loops around both run the `same` iteration (a pair in one loop body), and the later
+ * one runs in a `later` iteration of a loop (the next iteration's first instructions against
+ * this one's last). An element two work-items share in another iteration is no conflict
+ * here: a barrier between the iterations separates them (double buffers, `doubleBuffer`).
+ */
+interface Iterations {
+  readonly same: readonly string[];
+  readonly later?: string;
+}
+
+/** A loop of the schedule being walked; loops are told apart by identity, as an iname may be entered twice. */
+type OpenLoop = Extract<ScheduleItem, { kind: 'loop' }>;
+
 export function insertBarriers(knl: LoopKernel, items: readonly ScheduleItem[]): ScheduleItem[] {
   const analysis = new SyncAnalysis(knl);
   return analysis.walk(items, []).out;
@@ -156,7 +171,14 @@ class SyncAnalysis {
     }
   }
 
-  walk(items: readonly ScheduleItem[], since: readonly string[]): { out: ScheduleItem[]; since: string[] } {
+  /** The loops open where each instruction of the walk ran (see Iterations). */
+  private readonly openLoops = new Map<string, readonly OpenLoop[]>();
+
+  walk(
+    items: readonly ScheduleItem[],
+    since: readonly string[],
+    loops: readonly OpenLoop[] = [],
+  ): { out: ScheduleItem[]; since: string[] } {
     const out: ScheduleItem[] = [];
     let pending = [...since];
     for (const item of items) {
@@ -175,23 +197,24 @@ class SyncAnalysis {
           pending = [];
           continue;
         }
-        const need = this.firstNeed(pending, insn.id, 'forward');
+        const need = this.firstNeed(pending, insn.id, 'forward', loops);
         if (need) {
           out.push({ kind: 'barrier', scope: 'local', comment: need.comment });
           pending = [];
         }
         out.push(item);
+        this.openLoops.set(insn.id, loops);
         pending.push(insn.id);
       } else {
         // a write before the loop that something in the loop depends on: synchronize once, before the loop
         const entry = scheduledInstructions(item.body)
-          .map((r) => this.firstNeed(pending, r, 'forward'))
+          .map((r) => this.firstNeed(pending, r, 'forward', loops))
           .find((n) => n);
         if (entry) {
           out.push({ kind: 'barrier', scope: 'local', comment: entry.comment });
           pending = [];
         }
-        const inner = this.walk(item.body, pending);
+        const inner = this.walk(item.body, pending, [...loops, item]);
         const body = [...inner.out];
         let after = inner.since;
         // the next iteration's first instructions (before any barrier) meet this iteration's last ones
@@ -205,7 +228,7 @@ class SyncAnalysis {
             if (containsBarrier(x.body)) break;
           }
         }
-        const carried = head.map((r) => this.firstNeed(inner.since, r, 'carried')).find((n) => n);
+        const carried = head.map((r) => this.firstNeed(inner.since, r, 'carried', loops, item.iname)).find((n) => n);
         if (carried) {
           body.push({
             kind: 'barrier',
@@ -221,10 +244,25 @@ class SyncAnalysis {
     return { out, since: pending };
   }
 
-  private firstNeed(pending: readonly string[], reader: string, mode: 'forward' | 'carried'): Need | undefined {
+  /**
+   * The first of `pending` that `reader` must wait for. `loops`: the loops open at the reader
+   * (around the loop `carriedBy` when the reader runs in its next iteration); the loops open at
+   * both run the same iteration.
+   */
+  private firstNeed(
+    pending: readonly string[],
+    reader: string,
+    mode: 'forward' | 'carried',
+    loops: readonly OpenLoop[],
+    carriedBy?: string,
+  ): Need | undefined {
     if (!this.parallel) return undefined;
     for (const writer of pending) {
-      const need = this.need(writer, reader, mode);
+      const open = this.openLoops.get(writer) ?? [];
+      let shared = 0;
+      while (shared < Math.min(open.length, loops.length) && open[shared] === loops[shared]) shared++;
+      const iterations = { same: loops.slice(0, shared).map((l) => l.iname), later: carriedBy };
+      const need = this.need(writer, reader, mode, undefined, iterations);
       if (need) return need;
     }
     return undefined;
@@ -235,7 +273,13 @@ class SyncAnalysis {
    * local one is returned, a missing global one is a MissingBarrierError (`only: 'global'`
    * looks for the latter alone).
    */
-  need(earlier: string, later: string, mode: 'forward' | 'carried', only?: 'global'): Need | undefined {
+  need(
+    earlier: string,
+    later: string,
+    mode: 'forward' | 'carried',
+    only?: 'global',
+    iterations: Iterations = { same: [] },
+  ): Need | undefined {
     // no work-items to synchronize, no accesses recorded: asking which instruction depends on
     // which would only build the dependency closure (instructions² for a long sequence)
     if (earlier === later || !this.parallel) return undefined;
@@ -250,7 +294,7 @@ class SyncAnalysis {
       const space = this.addressSpaceOf(v);
       if (space === 'private') continue;
       if (a.atomic && b.atomic) continue;
-      if (this.sameWorkItem(v, a, b)) continue;
+      if (this.sameWorkItem(v, a, b, iterations)) continue;
       const scope = space === 'global' && this.usesGroups(a, b) ? 'global' : 'local';
       if (only === 'global' && scope !== 'global') continue;
       if (waivesBarrier(a, b.id, scope) || waivesBarrier(b, a.id, scope)) continue;
@@ -292,7 +336,16 @@ class SyncAnalysis {
    * For local memory (one copy per work-group) the work-items told apart are those of the
    * local inames; for global memory those of every parallel iname.
    */
-  private sameWorkItem(v: string, a: Instruction, b: Instruction): boolean {
+  private sameWorkItem(v: string, a: Instruction, b: Instruction, iterations: Iterations): boolean {
+    const of = (i: Instruction) => (this.accesses.get(i.id) ?? []).filter((x) => x.array === v);
+    const conflicts = (apart: readonly string[] | 'any') =>
+      of(a).some((x) =>
+        of(b).some(
+          (y) => (x.isWrite || y.isWrite) && !this.noElementShared(x.indices, a, y.indices, b, apart, iterations),
+        ),
+      );
+    // iterations that touch different elements (the two buffers of a double buffer), whichever work-items run them
+    if ((iterations.same.length || iterations.later !== undefined) && !conflicts('any')) return true;
     const parallelOf = (i: Instruction) =>
       i.withinInames.filter((n) => {
         const t = this.knl.inameTags.get(n);
@@ -303,10 +356,7 @@ class SyncAnalysis {
     if (pa.length !== pb.length || pa.some((n) => !pb.includes(n))) return false;
     const distinguishing =
       this.addressSpaceOf(v) === 'local' ? pa.filter((n) => this.knl.inameTags.get(n)?.kind === 'local') : pa;
-    const of = (i: Instruction) => (this.accesses.get(i.id) ?? []).filter((x) => x.array === v);
-    return of(a).every((x) =>
-      of(b).every((y) => !(x.isWrite || y.isWrite) || this.noElementShared(x.indices, a, y.indices, b, distinguishing)),
-    );
+    return !conflicts(distinguishing);
   }
 
   /**
@@ -320,15 +370,21 @@ class SyncAnalysis {
     a: Instruction,
     second: readonly Expr[],
     b: Instruction,
-    distinguishing: readonly string[],
+    distinguishing: readonly string[] | 'any',
+    iterations: Iterations,
   ): boolean {
     if (first.length !== second.length) return false;
-    const forms = [first.map(toLinear), second.map(toLinear)];
-    if (forms.some((fs) => fs.some((f) => f === undefined))) return false;
     const [da, db] = [a, b].map((i) => domainOf(this.knl, i.withinInames));
-    const known = (set: BasicSet, fs: readonly (Linear | undefined)[]) =>
-      fs.every((f) => [...f!.coeffs.keys()].every((n) => set.dims.includes(n) || set.params.includes(n)));
-    if (!known(da, forms[0]) || !known(db, forms[1])) return false;
+    const known = (set: BasicSet, f: Linear | undefined) =>
+      f !== undefined && [...f.coeffs.keys()].every((n) => set.dims.includes(n) || set.params.includes(n));
+    // the axes both index affinely: equal indices there are necessary for a shared element, so
+    // when no pair of points has them, none shares one (a double buffer's first axis, or a
+    // work-item's own row, is enough whatever the other axes' divisions and remainders)
+    const axes = first
+      .map((_, k) => [toLinear(first[k]), toLinear(second[k])] as const)
+      .filter(([f, g]) => known(da, f) && known(db, g));
+    if (axes.length === 0) return false;
+    const forms = [axes.map(([f]) => f), axes.map(([, g]) => g)];
     // the second point's inames primed, so that the two points are apart
     const other = new Map(db.dims.map((d) => [d, `${d}'`] as const));
     const renamed = [...other].reduce((set, [from, to]) => set.renameVariable(from, to), db);
@@ -338,7 +394,16 @@ class SyncAnalysis {
         f.constant,
       );
     const sameElement = forms[0].map((f, k) => eq(f!.sub(primed(forms[1][k]!))));
-    const both = da.intersect(renamed).addConstraints(sameElement);
+    // the loops around both: the same iteration, or (the loop a dependency is carried by) a later one
+    const inBoth = (n: string) => da.dims.includes(n) && other.has(n);
+    const sameIteration = iterations.same
+      .filter(inBoth)
+      .map((n) => eq(Linear.variable(other.get(n)!).sub(Linear.variable(n))));
+    const laterIteration =
+      iterations.later !== undefined && inBoth(iterations.later)
+        ? [ge(Linear.variable(other.get(iterations.later)!).sub(Linear.variable(iterations.later)).sub(1))]
+        : [];
+    const both = da.intersect(renamed).addConstraints([...sameElement, ...sameIteration, ...laterIteration]);
     const apart = (n: string, sign: 1 | -1) =>
       ge(
         Linear.variable(other.get(n) ?? n)
@@ -346,6 +411,7 @@ class SyncAnalysis {
           .scale(sign)
           .sub(1),
       );
+    if (distinguishing === 'any') return both.isEmpty();
     return distinguishing.every(
       (n) => both.addConstraints([apart(n, 1)]).isEmpty() && both.addConstraints([apart(n, -1)]).isEmpty(),
     );

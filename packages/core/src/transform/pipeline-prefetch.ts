@@ -32,18 +32,14 @@
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { add, compare, int, subscript, variable, type Expr } from '../expr/nodes.ts';
-import { fromLinear, mapExpr, printExpr, substitute, toLinear } from '../expr/index.ts';
-import { Linear } from '../linear.ts';
-import { BasicSet, type Constraint } from '../sets/index.ts';
-import { substitute as substituteInConstraint } from '../sets/constraint.ts';
-import { namesRead, namesWritten, reductionInames } from '../kernel/accesses.ts';
-import { domainOf, parentInames } from '../kernel/domains.ts';
+import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { namesWritten, reductionInames } from '../kernel/accesses.ts';
 import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { findInstructions, type Within } from './match.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { tagArrayAxes } from './tag-array-axes.ts';
+import { checkLoadAhead, constantRange, copiedLoops, stepCopies } from './loop-steps.ts';
 
 /** The options pipelinePrefetch reads; any other key is an error. */
 const PIPELINE_PREFETCH_OPTIONS = optionKeys<PipelinePrefetchOptions>()(['temporaryName']);
@@ -86,43 +82,10 @@ function checkLoop(knl: LoopKernel, iname: string): void {
 
 function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options: PipelinePrefetchOptions): LoopKernel {
   const what = `pipelinePrefetch: instruction '${insn.id}'`;
-  if (insn.kind !== 'assign' || insn.assignees.length !== 1 || !insn.expression)
-    throw new LoomError(`${what} is not a single assignment`, insn.span);
-  if (!insn.withinInames.includes(iname))
-    throw new LoomError(
-      `${what} does not run in loop '${iname}' (it runs in ${insn.withinInames.join(', ') || 'no loop'})`,
-      insn.span,
-    );
-  if (reductionInames(insn, knl.substitutions).size)
-    throw new LoomError(`${what} contains a reduction; pipeline a plain load`, insn.span);
-  const value = insn.expression;
+  checkLoadAhead(knl, insn, iname, what);
+  const value = insn.expression!;
   const written = namesWritten(insn)[0];
   const nested = (i: Instruction) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname);
-  // the value of the next step is read during this one: nothing in the loop may change what it reads
-  for (const name of namesRead(insn, knl.substitutions)) {
-    const writer = knl.instructions.find((i) => nested(i) && namesWritten(i).includes(name));
-    if (writer || name === written)
-      throw new LoomError(
-        `${what} reads '${name}', which '${writer?.id ?? insn.id}' writes inside loop '${iname}': the next iteration's value is not known one iteration early`,
-        insn.span,
-      );
-  }
-
-  // the fetch's loops inside `iname`: those that only instructions inside `iname` run in (a
-  // reduction over `iname` runs in loops around it); a loop that bounds `iname` is around it
-  const range = loopRange(knl, iname, what);
-  const inner = insn.withinInames.filter(
-    (n) =>
-      n !== iname &&
-      !range.parents.includes(n) &&
-      knl.instructions.every((i) => !i.withinInames.includes(n) || i.withinInames.includes(iname)),
-  );
-  const outer = insn.withinInames.filter((n) => n !== iname && !inner.includes(n));
-  const isAxis = (n: string) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '');
-  // a vector lane loop indexes the registers' last axis (their lanes)
-  const lanesLast = (n: string) => (knl.inameTags.get(n)?.kind === 'vec' ? 1 : 0);
-  const registers = inner.filter((n) => !isAxis(n)).sort((a, b) => lanesLast(a) - lanesLast(b));
-  const extents = registers.map((r) => constantRange(knl, r, what));
 
   const taken = new Set([
     ...knl.inames,
@@ -139,38 +102,19 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     throw new LoomError(`pipelinePrefetch: option temporaryName: the name '${options.temporaryName}' is already used`);
   const regName = options.temporaryName ?? fresh(`${written}_next`);
   taken.add(regName);
-  const nextOf = new Map(inner.map((n) => [n, fresh(`${n}_next`)]));
-  const firstOf = new Map(inner.map((n) => [n, fresh(`${n}_first`)]));
-  const nextId = fresh(`${insn.id}_next`);
-  const firstId = fresh(`${insn.id}_first`);
-
-  // domains of the copies: the original's at `iname + 1` (empty past the last step) and at its first value
-  const shifted = Linear.variable(iname).add(1);
   // a loop of one step (k split by its own extent) has no next step to load ahead: only the
   // first step's loads stay (the next step's copies would run over nothing, and an unrolled
   // loop over nothing has no constant length)
-  const atNext = range.constraints.map((c) => substituteInConstraint(c, iname, shifted));
-  const hasNext = !range.set.addConstraints(atNext).isEmpty();
-  // a fetch with no loops of its own inside `iname` has no domain to copy: its next step's
-  // load is guarded by the bounds of `iname` at `iname + 1` (those one step does not keep)
-  const nextGuard = atNext
-    .filter((c) => !range.set.implies(c))
-    .map((c) => compare(c.kind === 'eq' ? '==' : '>=', fromLinear(c.expr), int(0)));
-  const domains = [...knl.domains];
-  if (inner.length) {
-    const around = innerDomain(knl, inner, [...outer, iname, ...range.parents]);
-    const copy = (names: ReadonlyMap<string, string>) =>
-      inner.reduce((d, n) => d.renameVariable(n, names.get(n)!), around);
-    if (hasNext) domains.push(atStep(copy(nextOf), iname, shifted, range));
-    const first = atStep(copy(firstOf), iname, range.lower, range);
-    const stray = first.params.filter((p) => knl.inames.includes(p) && !outer.includes(p));
-    if (stray.length)
-      throw new LoomError(
-        `${what}: the bounds of its loops inside '${iname}' depend on '${stray.join("', '")}', which the first step before the loop does not run in`,
-        insn.span,
-      );
-    domains.push(first);
-  }
+  const steps = stepCopies(knl, [insn], iname, what, fresh);
+  const { inner, hasNext, nextOf, firstOf } = steps;
+  const nextId = fresh(`${insn.id}_next`);
+  const firstId = fresh(`${insn.id}_first`);
+  const isAxis = (n: string) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '');
+  // a vector lane loop indexes the registers' last axis (their lanes)
+  const lanesLast = (n: string) => (knl.inameTags.get(n)?.kind === 'vec' ? 1 : 0);
+  const registers = inner.filter((n) => !isAxis(n)).sort((a, b) => lanesLast(a) - lanesLast(b));
+  const extents = registers.map((r) => constantRange(knl, r, what));
+  const domains = [...knl.domains, ...steps.domains];
 
   // one register per value of the register loops (a scalar when there are none)
   const registerAt = (names: ReadonlyMap<string, string> | undefined): Expr =>
@@ -183,21 +127,6 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
             return extents[k].min === 0 ? at : add(at, int(-extents[k].min));
           }),
         );
-  // affine indices written out again after the substitution (`16*0 + x` is `x`)
-  const at = (e: Expr, values: ReadonlyMap<string, Expr>) =>
-    mapExpr(substitute(e, values), (x) =>
-      x.kind === 'subscript' ? subscript(x.array, x.indices.map(tidy), x.linear, x.tag, x.field) : x,
-    );
-  const toNext = new Map<string, Expr>([
-    [iname, fromLinear(shifted)],
-    ...[...nextOf].map(([n, c]) => [n, variable(c)] as const),
-  ]);
-  const toFirst = new Map<string, Expr>([
-    [iname, fromLinear(range.lower)],
-    ...[...firstOf].map(([n, c]) => [n, variable(c)] as const),
-  ]);
-  const renamedWithin = (names: ReadonlyMap<string, string>, keepLoop: boolean) =>
-    insn.withinInames.filter((n) => keepLoop || n !== iname).map((n) => names.get(n) ?? n);
   const ids = new Set(knl.instructions.map((i) => i.id));
   const outsideDeps = insn.dependsOn.filter((d) => ids.has(d) && !nested(knl.instruction(d)));
   const base = {
@@ -214,21 +143,21 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     ...base,
     id: firstId,
     assignees: [registerAt(firstOf)],
-    expression: at(value, toFirst),
-    withinInames: renamedWithin(firstOf, false),
+    expression: steps.atFirst(value),
+    withinInames: steps.firstWithin(insn),
     dependsOn: outsideDeps,
-    predicates: insn.predicates.map((p) => at(p, toFirst)),
+    predicates: steps.firstPredicates(insn),
   };
   const store: Instruction = { ...insn, expression: registerAt(undefined), dependsOn: [...insn.dependsOn, firstId] };
   const next: Instruction = {
     ...base,
     id: nextId,
     assignees: [registerAt(nextOf)],
-    expression: at(value, toNext),
-    withinInames: renamedWithin(nextOf, true),
+    expression: steps.atNext(value),
+    withinInames: steps.nextWithin(insn),
     // after the store has read the registers; the readers of the fetch wait for it (below), so it is issued before them
     dependsOn: [...insn.dependsOn, insn.id],
-    predicates: [...insn.predicates.map((p) => at(p, toNext)), ...(inner.length ? [] : nextGuard)],
+    predicates: steps.nextPredicates(insn),
   };
   // what uses the fetched values inside the loop waits for the next step's loads, so they are
   // issued first; not what shares a loop with the fetch (a vector staged through registers
@@ -249,19 +178,11 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     shape: extents.map((e) => int(e.max - e.min + 1)),
     addressSpace: 'private',
   };
-  const tags = new Map(knl.inameTags);
-  const copied = hasNext ? [nextOf, firstOf] : [firstOf];
-  for (const [n, tag] of knl.inameTags) for (const copies of copied) if (copies.has(n)) tags.set(copies.get(n)!, tag);
-  // the copies nest as the loops they copy were asked to (prioritizeLoops)
-  const copiedPriorities = copied.flatMap((copies) =>
-    knl.loopPriorities.filter((p) => p.every((n) => copies.has(n))).map((p) => p.map((n) => copies.get(n)!)),
-  );
   const result = knl.with({
     domains,
     instructions,
-    inameTags: tags,
+    ...copiedLoops(knl, hasNext ? [nextOf, firstOf] : [firstOf]),
     temporaries: new Map([...knl.temporaries, [regName, registersTemp]]),
-    loopPriorities: [...knl.loopPriorities, ...copiedPriorities],
   });
   const vec = registers.findIndex((r) => knl.inameTags.get(r)?.kind === 'vec');
   if (vec >= 0 && vec !== registers.length - 1)
@@ -269,80 +190,4 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   return vec >= 0
     ? tagArrayAxes(result, regName, registers.map((_, k) => (k === vec ? 'vec' : 'c')).join(','))
     : result;
-}
-
-/** An affine index written out again (`16*0 + x` is `x`); others as they are. */
-function tidy(e: Expr): Expr {
-  const lin = toLinear(e);
-  return lin ? fromLinear(lin) : e;
-}
-
-/** `name`'s values over the whole kernel, which must be constants: one register each. */
-function constantRange(knl: LoopKernel, name: string, what: string): { min: number; max: number } {
-  const set = domainOf(knl, [name]);
-  // the tightest constant among the bounds (others, such as a clip to an array's end, are within them)
-  const constants = (bounds: readonly { expr: Linear; divisor: number }[], round: (x: number) => number) =>
-    bounds.filter((b) => b.expr.isConstant).map((b) => round(b.expr.constant / b.divisor));
-  const lows = constants(set.lowerBounds(name, []), Math.ceil);
-  const highs = constants(set.upperBounds(name, []), Math.floor);
-  if (lows.length === 0 || highs.length === 0)
-    throw new LoomError(
-      `${what}: its loop '${name}' has no constant bounds; the registers that hold a step's values need a fixed count`,
-    );
-  return { min: Math.max(...lows), max: Math.min(...highs) };
-}
-
-/** The loop's values over the inames its bounds depend on: its first value and the constraints that bound it. */
-function loopRange(
-  knl: LoopKernel,
-  iname: string,
-  what: string,
-): { lower: Linear; set: BasicSet; constraints: readonly Constraint[]; parents: readonly string[] } {
-  // the inames its bounds depend on, directly or through others
-  const parents: string[] = [];
-  for (const pending = [iname]; pending.length; )
-    for (const p of parentInames(knl, pending.pop()!)) if (!parents.includes(p)) parents.push(p), pending.push(p);
-  const set = domainOf(knl, [iname, ...parents], false, false);
-  if (set.existentials.length)
-    throw new LoomError(
-      `${what}: the bounds of loop '${iname}' are not affine (${set.toString()}); its next iteration cannot be tested`,
-    );
-  const lowers = set.lowerBounds(iname, parents);
-  if (lowers.length !== 1 || lowers[0].divisor !== 1)
-    throw new LoomError(
-      `${what}: loop '${iname}' has no single affine first value (${lowers.map((b) => printExpr(fromLinear(b.expr))).join(', ') || 'none'}); its first step cannot be loaded before it`,
-    );
-  return { lower: lowers[0].expr, set, constraints: set.constraints.filter((c) => c.expr.dependsOn(iname)), parents };
-}
-
-/**
- * The values of the fetch's loops inside the pipelined one, over the loops around them (as
- * parameters): one domain for all of them, other inames their domains name projected out,
- * what the loops around imply on their own dropped.
- */
-function innerDomain(knl: LoopKernel, inner: readonly string[], around: readonly string[]): BasicSet {
-  const aroundSet = domainOf(knl, around, false, false);
-  const set = domainOf(knl, [...inner, ...around], false, false);
-  return set
-    .moveDimsToParams(set.dims.filter((d) => !inner.includes(d)))
-    .gist(aroundSet.moveDimsToParams(aroundSet.dims));
-}
-
-/** A copied domain with `iname` replaced by `at`, bounded to where `iname`'s range holds at `at`. */
-function atStep(
-  copy: BasicSet,
-  iname: string,
-  at: Linear,
-  range: { set: BasicSet; constraints: readonly Constraint[] },
-): BasicSet {
-  // bounds the range implies go first (clipping a fetch to its array is, for whole tiles): the guard is then the range's own
-  const constraints = [...copy.gist(range.set).constraints, ...range.constraints].map((c) =>
-    substituteInConstraint(c, iname, at),
-  );
-  const used = new Set(constraints.flatMap((c) => c.expr.variables));
-  const params = [
-    ...copy.params.filter((p) => p !== iname),
-    ...[...used].filter((v) => !copy.params.includes(v) && !copy.dims.includes(v) && !copy.existentials.includes(v)),
-  ].filter((p) => used.has(p));
-  return BasicSet.fromConstraints(params, copy.dims, constraints, copy.existentials);
 }

@@ -13,6 +13,7 @@ import {
   expandSubst,
   extractSubst,
   pipelinePrefetch,
+  doubleBuffer,
   precompute,
   type AliasTemporariesOptions,
   type PipelinePrefetchOptions,
@@ -62,6 +63,21 @@ export class RuleVerbs<I extends string, S extends AnySignature, C = never> exte
     options: PipelinePrefetchOptions = {},
   ): KernelBuilder<I | `${I}_next` | `${I}_first`, S> {
     return this.derive((k) => pipelinePrefetch(k, fetch, iname, options));
+  }
+
+  /**
+   * `doubleBuffer`: local temporaries filled one step of `iname` ahead into a second buffer, one
+   * barrier a step (`iname` becomes `${iname}_pair` and the unrolled `${iname}_parity`).
+   * ```ts
+   * kernel`...`.prefetch('a', ['i_inner', 'k_inner'], { space: 'local' }).doubleBuffer('a_fetch', 'k_outer')
+   * ```
+   */
+  doubleBuffer<const P extends string = `${I}_pair`, const Q extends string = `${I}_parity`>(
+    temporaries: string | readonly string[],
+    iname: I,
+    options: { readonly pairIname?: P; readonly parityIname?: Q } = {},
+  ): KernelBuilder<Exclude<I, typeof iname> | P | Q | `${I}_next` | `${I}_first`, S> {
+    return this.derive((k) => doubleBuffer(k, temporaries, iname, options));
   }
 
   /** `precompute`: evaluate a substitution rule over the footprint of its uses into a temporary first. */

@@ -1,0 +1,271 @@
+/**
+ * `doubleBuffer(knl, 'a_fetch', 'k_outer')`: a local-memory fetch filled one step ahead, in
+ * a second buffer. Staged as written, every step of the loop `k_outer` fills the fetched
+ * temporary, waits at a barrier, computes from it and waits again before the next fill:
+ *
+ *     for k_outer
+ *       a_fetch[...] = a[..., k_outer ...]          (fetch)
+ *       barrier
+ *       ... what reads a_fetch ...
+ *       barrier
+ *
+ * Afterwards the temporary has two buffers; each step fills the other one with the next
+ * step's values while it computes from its own, and one barrier a step is enough:
+ *
+ *     a_fetch[0, ...] = a[..., first step]          (fetch_first, before the loop)
+ *     barrier
+ *     for k_outer_pair
+ *       for k_outer_parity (unrolled)               k_outer = 2*k_outer_pair + k_outer_parity
+ *         a_fetch[1 - k_outer_parity, ...] = a[..., k_outer + 1]   (fetch, if there is a next step)
+ *         ... what reads a_fetch[k_outer_parity, ...] ...
+ *         barrier
+ *
+ * The loop is split by two so that the buffer a step uses is an iname (`k_outer_parity`):
+ * every index stays affine, and the barrier analysis sees that a step's fill and its reads
+ * touch different buffers (schedule/barriers.ts compares the accesses of one iteration). The
+ * fill of the next step goes before the reads (they depend on it), so its global loads are
+ * in flight while the step computes. Local memory doubles.
+ *
+ * The fetch instructions are copied at the first and the next step as pipelinePrefetch copies
+ * them (transform/loop-steps.ts): their loops inside `k_outer` get `_first` and `_next`
+ * copies, the next step's empty past the last one. The loop's first value must be a constant
+ * (it tells which buffer the first step fills), and every access of the temporary must be
+ * inside the loop.
+ */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
+import { LoomError } from '../errors.ts';
+import { checkName } from '../names.ts';
+import { int, sub, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { mapExpr } from '../expr/index.ts';
+import { forEachSubscript, namesRead, namesWritten, reductionInames } from '../kernel/accesses.ts';
+import type { DimTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
+import { checkLoadAhead, copiedLoops, loopRange, stepCopies } from './loop-steps.ts';
+import { splitIname } from './split-iname.ts';
+
+/** The options doubleBuffer reads; any other key is an error. */
+const DOUBLE_BUFFER_OPTIONS = optionKeys<DoubleBufferOptions>()(['pairIname', 'parityIname']);
+
+/** Options of `doubleBuffer`: the names of the two loops the stepped loop is split into. */
+export interface DoubleBufferOptions {
+  /** The loop over pairs of steps (default `k_pair` for `k`). */
+  readonly pairIname?: string;
+  /** The unrolled loop over the two steps of a pair, which picks the buffer (default `k_parity` for `k`). */
+  readonly parityIname?: string;
+}
+
+/**
+ * Fills local temporaries one step of `iname` ahead, in a second buffer (see the file's comment).
+ * ```ts
+ * knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], { temporaryAddressSpace: 'local' });
+ * knl = doubleBuffer(knl, 'a_fetch', 'k_outer');
+ * ```
+ * @param temporaries the local temporaries to double (each filled by its fetch instructions inside `iname`)
+ * @param iname the sequential loop whose steps the fetches follow
+ */
+export function doubleBuffer(
+  knl: LoopKernel,
+  temporaries: string | readonly string[],
+  iname: string,
+  options: DoubleBufferOptions = {},
+): LoopKernel {
+  checkOptionKeys('doubleBuffer', options, DOUBLE_BUFFER_OPTIONS);
+  const names = [temporaries].flat();
+  if (names.length === 0) throw new LoomError('doubleBuffer: no temporary named');
+  if (!knl.inames.includes(iname))
+    throw new LoomError(`doubleBuffer: unknown iname '${iname}' (inames: ${knl.inames.join(', ')})`);
+  const tag = knl.inameTags.get(iname);
+  if (tag && tag.kind !== 'for')
+    throw new LoomError(
+      `doubleBuffer: '${iname}' is tagged ${tag.kind}; only a sequential loop has steps to fill ahead (split it before tagging)`,
+    );
+  if (knl.loopSlabs.has(iname))
+    throw new LoomError(
+      `doubleBuffer: loop '${iname}' has slabs; split off its partial step after double buffering instead`,
+    );
+  const pair = checkName(options.pairIname ?? `${iname}_pair`, 'doubleBuffer: option pairIname');
+  const parity = checkName(options.parityIname ?? `${iname}_parity`, 'doubleBuffer: option parityIname');
+  const range = loopRange(knl, iname, 'doubleBuffer');
+  if (!range.lower.isConstant)
+    throw new LoomError(
+      `doubleBuffer: loop '${iname}' starts at ${range.lower.toString()}; its first value must be a constant, which tells the buffer the first step fills`,
+    );
+  const firstBuffer = ((range.lower.constant % 2) + 2) % 2;
+
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.instructions.map((i) => i.id),
+  ]);
+  const fresh = (base: string) => {
+    const name = uniqueName(base, taken);
+    taken.add(name);
+    return name;
+  };
+  for (const n of [pair, parity])
+    if (taken.has(n)) throw new LoomError(`doubleBuffer: the name '${n}' is already used`);
+
+  // the instructions that fill the buffers (run a step ahead), by id
+  const fills = new Set<string>();
+  for (const name of names) {
+    const t = knl.temporaries.get(name);
+    if (!t) throw new LoomError(`doubleBuffer: '${name}' is not a temporary of kernel '${knl.name}'`);
+    if (t.addressSpace !== 'local')
+      throw new LoomError(
+        `doubleBuffer: '${name}' is in ${t.addressSpace === 'auto' ? 'no address space yet' : `${t.addressSpace} memory`}; only a local temporary is shared by a work-group's fills and reads (addPrefetch with temporaryAddressSpace: 'local')`,
+      );
+    const writers = knl.instructions.filter((i) => namesWritten(i).includes(name));
+    if (writers.length === 0) throw new LoomError(`doubleBuffer: no instruction writes '${name}'`);
+    for (const insn of knl.instructions) {
+      const touches = namesWritten(insn).includes(name) || namesRead(insn, knl.substitutions).has(name);
+      if (touches && !insn.withinInames.includes(iname) && !reductionInames(insn, knl.substitutions).has(iname))
+        throw new LoomError(
+          `doubleBuffer: '${insn.id}' uses '${name}' outside loop '${iname}'; after the loop the last step's buffer is not known`,
+          insn.span,
+        );
+      if (namesWritten(insn).includes(name) && namesRead(insn, knl.substitutions).has(name))
+        throw new LoomError(`doubleBuffer: '${insn.id}' reads and writes '${name}'; a fill only writes it`, insn.span);
+    }
+    if ([...knl.substitutions.values()].some((r) => readsArray(r.expression, name)))
+      throw new LoomError(`doubleBuffer: a substitution rule reads '${name}'; expand it first (expandSubst)`);
+    for (const w of writers) fills.add(w.id);
+  }
+  // a fill staged through private registers (a float4 loaded, then stored): the loads that
+  // write them run a step ahead too, when nothing but the fills reads those registers
+  const nested = (i: Instruction) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const id of [...fills])
+      for (const name of namesRead(knl.instruction(id), knl.substitutions)) {
+        if (knl.temporaries.get(name)?.addressSpace !== 'private' && knl.temporaries.get(name)?.addressSpace !== 'auto')
+          continue;
+        const readBeyond = knl.instructions.some((i) => !fills.has(i.id) && namesRead(i, knl.substitutions).has(name));
+        if (readBeyond) continue;
+        for (const w of knl.instructions)
+          if (nested(w) && namesWritten(w).includes(name) && !fills.has(w.id)) fills.add(w.id), (grew = true);
+      }
+  }
+  // in the kernel's order: a load before the store of what it loaded
+  const group = knl.instructions.filter((i) => fills.has(i.id));
+  for (const w of group) checkLoadAhead(knl, w, iname, `doubleBuffer: instruction '${w.id}'`, fills);
+
+  // the fills: their first step before the loop, their next step in place of the step itself
+  const steps = stepCopies(knl, group, iname, `doubleBuffer: '${group[0].id}'`, fresh);
+  if (!steps.hasNext)
+    throw new LoomError(
+      `doubleBuffer: loop '${iname}' runs one step; there is no next step to fill a second buffer for`,
+    );
+  const ids = new Set(knl.instructions.map((i) => i.id));
+  const firstIds = new Map(group.map((i) => [i.id, fresh(`${i.id}_first`)]));
+  const firsts = new Set(firstIds.values());
+  const added: Instruction[] = group.map((insn) => ({
+    ...insn,
+    id: firstIds.get(insn.id)!,
+    assignees: insn.assignees.map(steps.atFirst),
+    expression: steps.atFirst(insn.expression!),
+    withinInames: steps.firstWithin(insn),
+    // the first step's copies wait for each other as the fills do, and for what the loop waits for
+    dependsOn: insn.dependsOn.flatMap((d) =>
+      firstIds.has(d) ? [firstIds.get(d)!] : ids.has(d) && !nested(knl.instruction(d)) ? [d] : [],
+    ),
+    predicates: steps.firstPredicates(insn),
+    groups: [],
+    conflictsWithGroups: [],
+  }));
+  const replaced = new Map(
+    group.map((insn) => [
+      insn.id,
+      {
+        ...insn,
+        assignees: insn.assignees.map(steps.atNext),
+        expression: steps.atNext(insn.expression!),
+        withinInames: steps.nextWithin(insn),
+        predicates: steps.nextPredicates(insn),
+      },
+    ]),
+  );
+  const domains = [...knl.domains, ...steps.domains];
+  const copied = [steps.nextOf, steps.firstOf];
+  // what reads a buffer waits for the first step's fill and the next step's (issued before it)
+  const readers = knl.instructions.filter(
+    (i) => !fills.has(i.id) && names.some((n) => namesRead(i, knl.substitutions).has(n)),
+  );
+  const readerIds = new Set(readers.map((i) => i.id));
+  const instructions = [
+    ...added,
+    ...knl.instructions.map((i) => {
+      const made = replaced.get(i.id) ?? i;
+      if (!readerIds.has(i.id)) return made;
+      return { ...made, dependsOn: [...new Set([...made.dependsOn, ...fills, ...firsts])] };
+    }),
+  ];
+  let result = knl.with({ domains, instructions, ...copiedLoops(knl, copied) });
+
+  // the loop in pairs of steps; the parity picks the buffer
+  result = splitIname(result, iname, 2, { outerIname: pair, innerIname: parity, innerTag: 'unr' });
+  result = result.with({ loopPriorities: [...result.loopPriorities, [pair, parity]] });
+  const bufferOf = (insn: Instruction): Expr =>
+    firsts.has(insn.id) ? int(firstBuffer) : fills.has(insn.id) ? sub(int(1), variable(parity)) : variable(parity);
+  result = mapKernelExpressions(
+    result,
+    (e, insn) =>
+      mapExpr(e, (x) => {
+        if (x.kind !== 'subscript' || !names.includes(x.array) || !insn) return x;
+        if (x.linear)
+          throw new LoomError(`doubleBuffer: '${insn.id}' indexes '${x.array}' by one flat index`, insn.span);
+        return subscript(x.array, [bufferOf(insn), ...x.indices], false, x.tag, x.field);
+      }),
+    { what: 'doubleBuffer', assignee: 'whole', rules: 'keep' },
+  );
+  const temps = new Map(result.temporaries);
+  for (const name of names) temps.set(name, withBufferAxis(temps.get(name)!));
+  return result.with({ temporaries: temps });
+}
+
+/** A temporary with a first axis of two buffers, the slowest: each buffer laid out as the whole was. */
+function withBufferAxis(t: TemporaryVariable): TemporaryVariable {
+  const dimTags = t.dimTags && [bufferTag(t), ...t.dimTags];
+  return {
+    ...t,
+    shape: [int(2), ...t.shape],
+    ...(dimTags ? { dimTags } : {}),
+    ...(t.dimNames ? { dimNames: ['buffer', ...t.dimNames] } : {}),
+  };
+}
+
+/**
+ * The buffer axis's layout: the level above the others' (nested axes), or a stride past the
+ * last element a buffer of fixed strides reaches (padded panels), rounded up to 4 elements so
+ * that the second buffer is aligned as the first for 16-byte vector reads.
+ */
+function bufferTag(t: TemporaryVariable): DimTag {
+  const tags = t.dimTags!;
+  const strides = tags.flatMap((d) => (d.kind === 'stride' ? [d.stride] : []));
+  const nested = tags.flatMap((d) => (d.kind === 'nested' ? [d.level] : []));
+  if (tags.some((d) => d.kind === 'sep') || (strides.length && nested.length))
+    throw new LoomError(
+      `doubleBuffer: '${t.name}' has separate axes, or fixed strides beside nested ones; double buffer it before tagging its axes`,
+    );
+  if (!strides.length) return { kind: 'nested', level: nested.length ? Math.max(...nested) + 1 : 0 };
+  let reach = 1;
+  for (const [k, d] of tags.entries()) {
+    if (d.kind !== 'stride') continue;
+    const extent = t.shape[k];
+    if (d.stride.kind !== 'int' || extent.kind !== 'int')
+      throw new LoomError(
+        `doubleBuffer: '${t.name}' has a stride or a length that is not a constant; the second buffer's place needs one`,
+      );
+    reach += (extent.value - 1) * d.stride.value;
+  }
+  return { kind: 'stride', stride: int(Math.ceil(reach / 4) * 4) };
+}
+
+function readsArray(e: Expr, name: string): boolean {
+  let found = false;
+  forEachSubscript(e, (s) => {
+    found ||= s.array === name;
+  });
+  return found;
+}
