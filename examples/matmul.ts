@@ -197,6 +197,9 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   // those five again with the next step's panels loaded into registers during this step's
   // product (pipelined), and the best scalar kernel on WebGPU (unrolled), with and without
   for (const config of [...configs]) add({ ...config, pipelined: true });
+  // and with two buffers a panel (doubleBuffered: the next step's panels filled during this
+  // step's product, one barrier a step), where both buffers fit 48 KB (tileK 16)
+  for (const config of configs.filter((c) => c.tileK === 16 && !c.pipelined)) add({ ...config, doubleBuffered: true });
   for (const pipelined of [true, false])
     add({
       ...tiles[0],

@@ -72,6 +72,7 @@ const OLDER: readonly Feature[] = [
   'atomicStoresLoads',
   'parametricTemporaries',
   'vectorLaneWrites',
+  'doubleBuffers',
   ...LAYOUTS,
 ];
 
@@ -88,6 +89,7 @@ const BEFORE_LATER_STEPS: readonly Feature[] = [
   'nestedRules',
   'parametricTemporaries',
   'vectorLaneWrites',
+  'doubleBuffers',
 ];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
@@ -101,6 +103,7 @@ const ISSUE_24: readonly Feature[] = [
   'nestedRules',
   'parametricTemporaries',
   'vectorLaneWrites',
+  'doubleBuffers',
   ...LAYOUTS,
 ];
 
@@ -254,6 +257,34 @@ test('every device: vector lanes written by neighbouring work-items (c,vec outpu
     assert.ok(
       results.some((r) => r.kcase.shape === 'vectorLanes' && agreedOn(r, device.name)),
       `${device.name}: no vector-lane case compared (seeds ${seeds})`,
+    );
+});
+
+/**
+ * The double-buffer sample leaves out the steps that rarely leave a local tile and a loop its fills
+ * run in, so that its chains reach doubleBuffer often (one seed in a hundred with them all).
+ */
+const AROUND_DOUBLE_BUFFERS: readonly Feature[] = [
+  ...EXCLUDED,
+  ...(['duplicate', 'join', 'fix', 'rename', 'chunk', 'splitWithin', 'reductionShape', 'mapDomain', 'untag'] as const),
+  ...(['globalFootprints', 'parametricWorkGroups', 'images', 'parametricTemporaries', 'precompute'] as const),
+  ...(['prioritize', 'ilp', 'unroll'] as const),
+];
+
+test('every device: local tiles double-buffered over a loop under random chains agree with the untransformed kernel', async () => {
+  // the first seeds from 13000 whose chain (as each device gets it) applied doubleBuffer
+  const seeds: number[] = [];
+  for (let seed = 13000; seeds.length < 4 && seed < 16000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(AROUND_DOUBLE_BUFFERS).without(limitsOf(d))));
+    if (own.every((p) => p?.chain.steps.some((s) => s.feature === 'doubleBuffers'))) seeds.push(seed);
+  }
+  assert.is(seeds.length, 4, 'four seeds with a double buffer');
+  const results = await sample(seeds, testDevices(), AROUND_DOUBLE_BUFFERS);
+  const doubled = (r: CaseResult) => r.chain?.steps.some((s) => s.feature === 'doubleBuffers') ?? false;
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => doubled(r) && agreedOn(r, device.name)),
+      `${device.name}: no double-buffered case compared (seeds ${seeds})`,
     );
 });
 

@@ -222,6 +222,21 @@ test('what it cannot double-buffer is a LoomError saying why', () => {
     () => doubleBuffer(setTemporaryAddressSpace(tagInames(stepped, { s: 'l.0' }), 'u', 'local'), 'u', 't'),
     /reads 'v', which 'step' writes inside loop 't'/,
   );
+  // a scalar refilled in a loop the reads share: the step's fill would keep its last value only
+  // (found by the differential generator, seed 3967484683: t local, double-buffered over i of j <= i)
+  const refilled = setTemporaryAddressSpace(
+    makeKernel(
+      '{ [i, j]: 0 <= i < n and 0 <= j <= i }',
+      ['<> t = a[i, j]*a[i, j]', 'out[i, j] = t*a[i, j]'],
+      undefined,
+      {
+        name: 'refilled',
+      },
+    ),
+    't',
+    'local',
+  );
+  fails(() => doubleBuffer(refilled, 't', 'i'), /writes an element of 't' more than once in a step of 'i'/);
   // slabs of the loop would be lost by its split
   const slabbed = splitIname(
     makeKernel('{ [i, j]: 0 <= i < 16 and 0 <= j < k }', 'y[i] = sum(j, m[i, j]*x[j])'),

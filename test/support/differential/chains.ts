@@ -9,7 +9,9 @@ import {
   addPrefetch,
   changeArgToImage,
   chunkIname,
+  doubleBuffer,
   duplicateInames,
+  findInstructions,
   fixParameters,
   getGridSizeUpperBounds,
   joinInames,
@@ -69,6 +71,7 @@ const STEP_FEATURES: readonly Feature[] = [
   'parametricWorkGroups',
   'images',
   'parametricTemporaries',
+  'doubleBuffers',
 ];
 
 const q = (s: string) => `'${s}'`;
@@ -187,6 +190,27 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       ] as const);
       return step(`setTemporaryAddressSpace(knl, ${q(temp)}, ${q(space)})`, (k) =>
         sizedOnlyIf(features, k, setTemporaryAddressSpace(k, temp, space)),
+      );
+    }
+    case 'doubleBuffers': {
+      // a tile filled across work-items (local, or to be made local) and a sequential loop its fills run in
+      const acrossWorkItems = (t: string) =>
+        findInstructions(knl, `writes:${t}`).some((i) =>
+          i.withinInames.some((n) => knl.inameTags.get(n)?.kind === 'local'),
+        );
+      const tiles = [...knl.temporaries.values()]
+        .filter((t) => t.addressSpace === 'local' || (t.shape.length > 0 && acrossWorkItems(t.name)))
+        .map((t) => t.name);
+      if (!tiles.length) return undefined;
+      const tile = rng.pick(tiles);
+      const fills = findInstructions(knl, `writes:${tile}`);
+      const loops = free.filter((n) => fills.length && fills.every((i) => i.withinInames.includes(n)));
+      if (!loops.length) return undefined;
+      const loop = rng.pick(loops);
+      if (knl.temporaries.get(tile)!.addressSpace === 'local')
+        return step(`doubleBuffer(knl, ${q(tile)}, ${q(loop)})`, (k) => doubleBuffer(k, tile, loop));
+      return step(`doubleBuffer(setTemporaryAddressSpace(knl, ${q(tile)}, 'local'), ${q(tile)}, ${q(loop)})`, (k) =>
+        doubleBuffer(setTemporaryAddressSpace(k, tile, 'local'), tile, loop),
       );
     }
     case 'chunk': {

@@ -128,6 +128,9 @@ export const FEATURES = {
   // image arguments (issue 27, s8-images): drawn as steps of chains.ts
   images:
     'changeArgToImage of an input array of 2 or 3 axes (float32, int32, uint32; other dtypes are refused): an OpenCL image, a WebGPU texture, an array elsewhere',
+  // double buffers (issue 30, s10-double): drawn as steps of chains.ts
+  doubleBuffers:
+    'doubleBuffer of a local tile over a sequential loop all its accesses run in: two buffers filled a step ahead, one barrier a step (the barrier analysis compares the accesses of one iteration)',
   // atomic stores and loads (issue 27, s8-atomics): cases of atomics.ts
   atomicStoresLoads:
     "atomic=init stores into a forAtomic array from parallel work-items, and loopy's test_atomic_load with data: a local forAtomic counter zeroed, bumped and read back atomically",

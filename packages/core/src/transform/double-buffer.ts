@@ -37,6 +37,10 @@ import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { int, sub, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { mapExpr } from '../expr/index.ts';
+import { floorConstraints, quasiAffine } from '../codegen/quasi-affine.ts';
+import { Linear } from '../linear.ts';
+import { eq, ge } from '../sets/index.ts';
+import { domainOf } from '../kernel/domains.ts';
 import { forEachSubscript, namesRead, namesWritten, reductionInames } from '../kernel/accesses.ts';
 import type { DimTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { uniqueName } from '../kernel/rename.ts';
@@ -150,6 +154,15 @@ export function doubleBuffer(
   // in the kernel's order: a load before the store of what it loaded
   const group = knl.instructions.filter((i) => fills.has(i.id));
   for (const w of group) checkLoadAhead(knl, w, iname, `doubleBuffer: instruction '${w.id}'`, fills);
+  // a step's fill runs whole before the step's reads: an element it wrote twice in one step (a
+  // scalar refilled in a loop the reads share) would be read at its last value only
+  for (const w of group)
+    for (const name of namesWritten(w).filter((n) => names.includes(n)))
+      if (!fillsEachElementOnce(knl, w, iname))
+        throw new LoomError(
+          `doubleBuffer: '${w.id}' writes an element of '${name}' more than once in a step of '${iname}' (in its loops ${w.withinInames.filter((n) => n !== iname).join(', ')}); a step's fill must complete before its reads, so each element may be filled once a step`,
+          w.span,
+        );
 
   // the fills: their first step before the loop, their next step in place of the step itself
   const steps = stepCopies(knl, group, iname, `doubleBuffer: '${group[0].id}'`, fresh);
@@ -212,6 +225,8 @@ export function doubleBuffer(
     result,
     (e, insn) =>
       mapExpr(e, (x) => {
+        // a scalar temporary becomes an array of its two buffers
+        if (x.kind === 'var' && names.includes(x.name) && insn) return subscript(x.name, [bufferOf(insn)]);
         if (x.kind !== 'subscript' || !names.includes(x.array) || !insn) return x;
         if (x.linear)
           throw new LoomError(`doubleBuffer: '${insn.id}' indexes '${x.array}' by one flat index`, insn.span);
@@ -260,6 +275,43 @@ function bufferTag(t: TemporaryVariable): DimTag {
     reach += (extent.value - 1) * d.stride.value;
   }
   return { kind: 'stride', stride: int(Math.ceil(reach / 4) * 4) };
+}
+
+/**
+ * Whether `insn` (a fill: one assignee) writes each element at most once per step of `iname` and
+ * work-item: no two points of its sequential loops (those not on hardware axes) that agree on
+ * every other loop write the same element. Indices that are not affine may repeat: false.
+ */
+function fillsEachElementOnce(knl: LoopKernel, insn: Instruction, iname: string): boolean {
+  const target = insn.assignees[0];
+  const parallel = (n: string) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '');
+  const sequential = insn.withinInames.filter((n) => n !== iname && !parallel(n));
+  if (sequential.length === 0) return true;
+  // each index affine in the loops and in a variable per floor division (a float4 panel's `x // 4`, `x % 4`)
+  const indices = (target.kind === 'subscript' ? target.indices : []).map((e, k) => quasiAffine(e, `_loom_fill${k}_`));
+  if (indices.some((q) => q === undefined || q.products.length)) return false;
+  const floors = indices.flatMap((q) => q!.floors);
+  const primedName = new Map([...sequential, ...floors.map((f) => f.name)].map((n) => [n, `${n}'`] as const));
+  const prime = (f: Linear) =>
+    Linear.of(
+      [...f.coeffs].map(([n, c]) => [primedName.get(n) ?? n, c] as const),
+      f.constant,
+    );
+  const primedFloors = floors.map((f) => ({ ...f, name: primedName.get(f.name)!, numerator: prime(f.numerator) }));
+  const set = domainOf(knl, insn.withinInames);
+  const primed = sequential.reduce((d, n) => d.renameVariable(n, primedName.get(n)!), set);
+  const both = set
+    .intersect(primed)
+    .addParams([...floors, ...primedFloors].map((f) => f.name))
+    .addConstraints([
+      ...floorConstraints(floors),
+      ...floorConstraints(primedFloors),
+      ...indices.map((q) => eq(q!.lin.sub(prime(q!.lin)))),
+    ]);
+  // two points apart: some sequential loop larger at the second (the other order is the same pair)
+  return sequential.every((n) =>
+    both.addConstraints([ge(Linear.variable(primedName.get(n)!).sub(Linear.variable(n)).sub(1))]).isEmpty(),
+  );
 }
 
 function readsArray(e: Expr, name: string): boolean {
