@@ -14,6 +14,7 @@ import * as assert from 'uvu/assert';
 import {
   addDtypes,
   addPrefetch,
+  applySchedule,
   autoSchedule,
   makeKernel,
   memoryTuningCache,
@@ -26,7 +27,11 @@ import {
   scheduleScript,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { analyzeKernel, enumerateCandidates } from '../packages/core/src/tune/auto-schedule/space.ts';
+import {
+  analyzeKernel,
+  enumerateCandidates,
+  neighbourCandidates,
+} from '../packages/core/src/tune/auto-schedule/space.ts';
 import { groupSectors } from '../packages/core/src/tune/auto-schedule/cost-model.ts';
 import { kernel } from '@loom/dsl';
 import { scale } from './support/auto-schedule-fixture.ts';
@@ -278,6 +283,30 @@ test('the search climbs from its sample to neighbouring tiles the model ranks be
   const c = (await run(result.kernel, cpu, { a: randomFloat32(256 * 256, 1), b: randomFloat32(256 * 256, 2) }))
     .c as Float32Array;
   assert.is(c.length, 256 * 256);
+});
+
+test("a staged candidate's neighbours include its tiles double-buffered; the script rebuilds that kernel, which computes the product", async () => {
+  const c = CASES[0]!;
+  const knl = coreKernel(c);
+  const analysis = analyzeKernel(knl, c.sizes);
+  const restrictions = { candidates: 200, maxGroup: cpu.limits.maxWorkGroupSize };
+  const staged = enumerateCandidates(analysis, restrictions, 1).find((x) => (x.knobs?.staged ?? 0) > 0);
+  assert.ok(staged?.knobs, 'a staged candidate in the sample');
+  const doubled = neighbourCandidates(analysis, restrictions, staged.knobs).find((x) => x.knobs?.doubleBuffered);
+  assert.ok(doubled, 'a double-buffered neighbour');
+  const script = scheduleScript(doubled.steps);
+  assert.match(
+    script,
+    /\.doubleBuffer\(\['a_fetch', 'b_fetch'\], 'k_outer'\)|\.doubleBuffer\(\['(a|b)_fetch'\], 'k_outer'\)/,
+  );
+  assert.match(doubled.label, 'double-buffered');
+  // one buffer again from there
+  assert.ok(
+    neighbourCandidates(analysis, restrictions, doubled.knobs!).some((x) => x.knobs && !x.knobs.doubleBuffered),
+  );
+  const built = applySchedule(knl, doubled.steps);
+  assert.ok(built.inames.includes('k_outer_parity'));
+  await checkResults(c, built, cpu, doubled.label);
 });
 
 test('the builder verb resolves to a builder of the best kernel; a cache answers the second search', async () => {

@@ -50,10 +50,15 @@ export interface Candidate {
   readonly knobs?: Knobs;
 }
 
-/** The knobs of a tiled candidate: where each parallel iname goes, and the reduction steps staged per round (0: none). */
+/**
+ * The knobs of a tiled candidate: where each parallel iname goes, the reduction steps staged
+ * per round (0: none), and whether the staged tiles are double-buffered (the climb tries it
+ * beside the sampled candidates; the sample keeps one buffer).
+ */
 export interface Knobs {
   readonly placements: readonly Placement[];
   readonly staged: number;
+  readonly doubleBuffered?: boolean;
 }
 
 /** The parallel inames, the reduction and its reads of `knl`, extents evaluated at `sizes`. */
@@ -195,6 +200,7 @@ export function neighbourCandidates(
 ): Candidate[] {
   const out: Candidate[] = [];
   const { placements, staged } = knobs;
+  const doubled = knobs.doubleBuffered ?? false;
   const valid = (placed: readonly Placement[]) => {
     const onAxes = placed.filter((p) => p.axis !== undefined);
     const group = onAxes.reduce((a, p) => a * p.local, 1);
@@ -215,9 +221,9 @@ export function neighbourCandidates(
       )
     );
   };
-  const push = (placed: readonly Placement[], stagedSteps: number) => {
+  const push = (placed: readonly Placement[], stagedSteps: number, twoBuffers = doubled) => {
     if (!valid(placed)) return;
-    const c = candidateOf(analysis, placed, stagedSteps);
+    const c = candidateOf(analysis, placed, stagedSteps, twoBuffers);
     if (c) out.push(c);
   };
   placements.forEach((p, k) => {
@@ -232,6 +238,8 @@ export function neighbourCandidates(
   const stagings = reductionSteps(analysis, restrictions);
   const at = stagings.indexOf(staged);
   for (const s of [stagings[at - 1], stagings[at + 1]]) if (s !== undefined) push(placements, s);
+  // the staged tiles in one buffer or two
+  if (staged > 0) push(placements, staged, !doubled);
   return out;
 }
 
@@ -249,12 +257,17 @@ function reductionSteps(analysis: KernelAnalysis, restrictions: SpaceRestriction
   return [0, ...[8, 16, 32].filter((s) => s <= r.extent)];
 }
 
-function candidateOf(analysis: KernelAnalysis, placed: readonly Placement[], staged: number): Candidate | undefined {
+function candidateOf(
+  analysis: KernelAnalysis,
+  placed: readonly Placement[],
+  staged: number,
+  doubleBuffered = false,
+): Candidate | undefined {
   const steps: ScheduleStep[] = [];
   const localParts = new Map<string, string[]>();
   const blockTag = analysis.reduction ? 'ilp' : 'unr';
   const labels: string[] = [];
-  const knobs: Knobs = { placements: placed, staged };
+  const knobs: Knobs = { placements: placed, staged, ...(doubleBuffered && staged > 0 ? { doubleBuffered } : {}) };
   for (const p of placed) {
     if (p.axis === undefined) continue;
     if (p.local === 1 && p.block === 1) {
@@ -288,8 +301,16 @@ function candidateOf(analysis: KernelAnalysis, placed: readonly Placement[], sta
       const sweep = [...inames].flatMap((i) => (i === r.iname ? [`${r.iname}_inner`] : localParts.get(i)!));
       steps.push({ kind: 'prefetch', array, sweep });
     }
-    steps.push({ kind: 'prioritize', order: [...loops, `${r.iname}_outer`, `${r.iname}_inner`] });
-    labels.push(`${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}`);
+    const stepLoops = [`${r.iname}_outer`];
+    if (knobs.doubleBuffered) {
+      const temporaries = fetches.map((f) => `${f.array}_fetch`);
+      steps.push({ kind: 'doubleBuffer', temporaries, iname: `${r.iname}_outer` });
+      stepLoops.splice(0, 1, `${r.iname}_outer_pair`, `${r.iname}_outer_parity`);
+    }
+    steps.push({ kind: 'prioritize', order: [...loops, ...stepLoops, `${r.iname}_inner`] });
+    labels.push(
+      `${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}${knobs.doubleBuffered ? ' double-buffered' : ''}`,
+    );
   } else if (loops.length > 1) steps.push({ kind: 'prioritize', order: loops });
   return { steps, label: labels.join(' '), knobs };
 }

@@ -1,7 +1,7 @@
 /**
  * A schedule as data: the chain of transformations that turns the user's kernel into a
  * candidate, each step one call of a public transformation (`splitIname`, `tagInames`,
- * `addPrefetch`, `prioritizeLoops`). The same list is applied to kernels here and printed as
+ * `addPrefetch`, `doubleBuffer`, `prioritizeLoops`). The same list is applied to kernels here and printed as
  * the `@loom/dsl` builder chain that does the same, so a pasted script rebuilds the kernel the
  * search measured, call for call.
  */
@@ -9,6 +9,7 @@ import { LoomError } from '../../errors.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
 import { prioritizeLoops } from '../../transform/basic.ts';
 import { addPrefetch } from '../../transform/prefetch.ts';
+import { doubleBuffer } from '../../transform/double-buffer.ts';
 import { splitIname } from '../../transform/split-iname.ts';
 import { tagInames } from '../../transform/tag-inames.ts';
 
@@ -27,6 +28,12 @@ export type ScheduleStep =
       readonly kind: 'prefetch';
       readonly array: string;
       readonly sweep: readonly string[];
+    }
+  | {
+      /** Local tiles filled a step of `iname` ahead into a second buffer (doubleBuffer). */
+      readonly kind: 'doubleBuffer';
+      readonly temporaries: readonly string[];
+      readonly iname: string;
     }
   | { readonly kind: 'prioritize'; readonly order: readonly string[] };
 
@@ -49,6 +56,8 @@ function applyStep(knl: LoopKernel, step: ScheduleStep): LoopKernel {
       return tagInames(knl, step.tags);
     case 'prefetch':
       return addPrefetch(knl, step.array, step.sweep, { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+    case 'doubleBuffer':
+      return doubleBuffer(knl, step.temporaries, step.iname);
     case 'prioritize':
       return prioritizeLoops(knl, step.order);
     default: {
@@ -79,6 +88,8 @@ function verbOf(step: ScheduleStep): string {
         .join(', ')} })`;
     case 'prefetch':
       return `prefetch(${quote(step.array)}, [${step.sweep.map(quote).join(', ')}], { space: 'local', defaultTag: 'l.auto' })`;
+    case 'doubleBuffer':
+      return `doubleBuffer([${step.temporaries.map(quote).join(', ')}], ${quote(step.iname)})`;
     case 'prioritize':
       return `prioritize(${quote(step.order.join(','))})`;
     default: {
