@@ -106,9 +106,14 @@ test('a work-item that rewrites only its own elements of a local array needs no 
   );
 });
 
-test('work-items whose identical indices overlap (tile[l + e]) still get barriers between writing and reading', () => {
-  // work-items l and l + 1 both reach t[l + 1] (e = 1 and e = 0): the same index text is not the same element
-  const knl = tagInames(
+/**
+ * t[l + e], written then read in each step e: work-items l and l + 1 reach the same element
+ * t[l + 1] in different steps (e = 1 and e = 0), never in the same one, where each reads what it
+ * wrote itself. One barrier a step, at its end, keeps the next step's writes off what this
+ * step's neighbours still read.
+ */
+function overlappingTile(): LoopKernel {
+  return tagInames(
     makeKernel(
       '{ [g, l, e]: 0 <= g < 4 and 0 <= l < 16 and 0 <= e < 3 }',
       `
@@ -123,9 +128,25 @@ test('work-items whose identical indices overlap (tile[l + e]) still get barrier
     ),
     { g: 'g.0', l: 'l.0' },
   );
-  const barriers = lines(code(knl)).filter((l) => l.startsWith('barrier('));
-  assert.equal(barriers.length, 2, barriers.join('\n'));
+}
+
+test('work-items whose identical indices overlap (tile[l + e]) across steps get a barrier between the steps', () => {
+  const barriers = lines(code(overlappingTile())).filter((l) => l.startsWith('barrier('));
+  assert.equal(barriers, [
+    "barrier(CLK_LOCAL_MEM_FENCE) /* for t (read depends on write) across iterations of 'e' */;",
+  ]);
 });
+
+for (const device of testDevices())
+  test(`${device.name}: the overlapping tile computes a + e summed over the steps`, async () => {
+    const a = randomFloat32(64, 3);
+    const { out } = await run(overlappingTile(), device, { a, out: new Float32Array(64) });
+    assertClose(
+      out as Float32Array,
+      Array.from(a, (x) => 3 * x + 3),
+      'out',
+    );
+  });
 
 test('setTemporaryAddressSpace overrides the placement', () => {
   const knl = setTemporaryAddressSpace(localSumKernel(), 'a_temp', 'local');
