@@ -114,6 +114,10 @@ const DOUBLE_BUFFERED: MatmulConfig[] = [
   { ...VECTOR_READS[1], tileK: 16, doubleBuffered: true },
   { ...VECTOR_READS[5], doubleBuffered: true },
   { ...VECTOR_READS[4], aTransposed: true, doubleBuffered: true },
+  // and pipelined: registers two steps ahead, the other buffer one
+  { ...PIPELINED[0], doubleBuffered: true },
+  { ...VECTOR_CONFIGS[2], pipelined: true, doubleBuffered: true },
+  { ...VECTOR_READS[5], pipelined: true, doubleBuffered: true },
 ];
 
 const clCode = (config: MatmulConfig, n: number) =>
@@ -236,8 +240,8 @@ test('vectorWidth: the configurations that cannot be built say why', () => {
     "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads",
   );
   assert.match(
-    configProblem({ ...base, doubleBuffered: true, pipelined: true }) ?? '',
-    'doubleBuffered doubles the local panels: it needs prefetch, and not pipelined',
+    configProblem({ ...base, vectorWidth: 1, prefetch: false, doubleBuffered: true }) ?? '',
+    'doubleBuffered doubles the local panels: it needs prefetch',
   );
   assert.throws(
     () => tileMatmul(plainMatmul({ m: 64, n: 64, k: 40 }), { ...base, doubleBuffered: true }, { partialK: true }),

@@ -87,8 +87,9 @@ export interface MatmulConfig {
   /**
    * Two buffers for each local panel (doubleBuffer): step k_outer + 1's panels are filled while
    * step k_outer computes from the others, one barrier a step instead of two; twice the local
-   * memory. Needs prefetch; not with pipelined (whose registers the fill would read a step
-   * late) nor a partial last step of k (partialK's slab).
+   * memory. With pipelined too, the registers are loaded two steps ahead and stored to the
+   * other buffer a step ahead (the loads' latency hidden behind a whole step's product). Needs
+   * prefetch; not with a partial last step of k (partialK's slab).
    */
   readonly doubleBuffered?: boolean;
 }
@@ -125,8 +126,7 @@ export function configProblem(config: MatmulConfig): string | undefined {
     return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
   if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
   if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
-  if (config.doubleBuffered && (!config.prefetch || config.pipelined))
-    return 'doubleBuffered doubles the local panels: it needs prefetch, and not pipelined';
+  if (config.doubleBuffered && !config.prefetch) return 'doubleBuffered doubles the local panels: it needs prefetch';
   if (config.aTransposed && (!config.prefetch || config.aVectorReads))
     return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
   if (vectorWidth !== 1) {
