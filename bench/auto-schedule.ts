@@ -7,7 +7,7 @@
  *
  *   node --import tsx bench/auto-schedule.ts [--full] [--json] [--backends=opencl,webgpu,cuda,cpu,c]
  *        [--budget=SECONDS] [--measure=N] [--candidates=N] [--only=NAME] [--skip-untransformed]
- *        [--parallelism=WORK_ITEMS]
+ *        [--parallelism=WORK_ITEMS] [--fix-sizes]
  *
  * Small sizes by default (seconds on a CPU); `--full` for the GPU machine. Every auto-scheduled
  * kernel is checked by autoSchedule itself (against the kernel as written on the CPU device at
@@ -28,6 +28,8 @@ const only = options.flags.get('only');
 // work-items the device runs at once, for the cost model (an H200: 132 SMs x 2048)
 const parallelism = numberFlag(options, 'parallelism', 16384);
 const skipUntransformed = options.flags.has('skip-untransformed');
+// each kernel specialised to its sizes (autoSchedule's fixSizes), as the fixed-size hand kernels are
+const fixSizes = options.flags.has('fix-sizes');
 const check = cpuDevice();
 
 interface Row {
@@ -75,6 +77,7 @@ async function benchOne(
     profile,
     parallelism,
     checkDevice: check,
+    fixSizes,
     space: { candidates },
     onProgress: (p) => {
       if (p.done === p.total) progress(`  ${c.name}: ${p.phase} ${p.done}/${p.total}`);

@@ -16,6 +16,7 @@ import {
   addPrefetch,
   applySchedule,
   autoSchedule,
+  LoomError,
   makeKernel,
   memoryTuningCache,
   predictScheduleTime,
@@ -307,6 +308,26 @@ test("a staged candidate's neighbours include its tiles double-buffered; the scr
   const built = applySchedule(knl, doubled.steps);
   assert.ok(built.inames.includes('k_outer_parity'));
   await checkResults(c, built, cpu, doubled.label);
+});
+
+test('fixSizes: the kernel specialised to the sizes (checked unspecialised), its script starting with .fix; the script rebuilds it', async () => {
+  const c = CASES[0]!;
+  const knl = coreKernel(c);
+  const result = await autoSchedule(knl, cpu, { ...small, sizes: c.sizes, fixSizes: true });
+  assert.match(result.script, /^\.fix\(\{ n: 20 \}\)/);
+  assert.equal(result.steps[0], { kind: 'fix', values: { n: 20 } });
+  assert.not.ok(result.kernel.arg('n'), 'n is a constant of the kernel');
+  assert.is(applySchedule(knl, result.steps).toString(), result.kernel.toString());
+  const inputs = c.inputs(c.sizes);
+  const { c: got } = await run(result.kernel, cpu, inputs);
+  const want = c.reference(inputs, c.sizes).c!;
+  want.forEach((v, k) => assert.ok(Math.abs((got as Float32Array)[k]! - v) <= 1e-4 * (1 + Math.abs(v)), `c[${k}]`));
+  const refused = await autoSchedule(knl, cpu, { ...small, fixSizes: true }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  assert.ok(refused instanceof LoomError, String(refused));
+  assert.match((refused as Error).message, 'fixSizes specialises the kernel to `sizes`, and none are given');
 });
 
 test('the builder verb resolves to a builder of the best kernel; a cache answers the second search', async () => {

@@ -31,6 +31,7 @@ const AUTO_SCHEDULE_OPTIONS = optionKeys<AutoScheduleOptions>()([
   'cache',
   'checkDevice',
   'checkSizes',
+  'fixSizes',
   'fresh',
   'measure',
   'onProgress',
@@ -58,6 +59,13 @@ export interface AutoScheduleOptions {
   readonly fresh?: boolean;
   /** The kernel's parameters at which to tune, by name. */
   readonly sizes?: Readonly<Record<string, number>>;
+  /**
+   * Specialise the kernel to `sizes` (`fixParameters`: the parameters become constants), as BLAS
+   * libraries pick a kernel per shape: the splits need no guard where the sizes are multiples of
+   * their tiles, and the result runs at those sizes only. The script then starts with `.fix({...})`.
+   * The candidates are still checked against the kernel as written at `checkSizes`, unspecialised.
+   */
+  readonly fixSizes?: boolean;
   /** Restrictions of the space: `{ localMemory: false, maxGroup: 256 }`. */
   readonly space?: SpaceRestrictions;
   /** How many of the best-ranked candidates to check and measure (default 4); the kernel as written is measured after them. */
@@ -138,6 +146,8 @@ export async function autoSchedule(
   if (!(budget > 0)) throw new LoomError(`autoSchedule: budget must be a positive number of seconds, not ${budget}`);
   if (!(Number.isInteger(measure) && measure >= 1))
     throw new LoomError(`autoSchedule: measure must be a positive integer, not ${measure}`);
+  if (options.fixSizes && Object.keys(sizes).length === 0)
+    throw new LoomError('autoSchedule: fixSizes specialises the kernel to `sizes`, and none are given');
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
   const report = (p: Omit<AutoScheduleProgress, 'elapsedSeconds' | 'budgetSeconds'>) =>
@@ -145,7 +155,10 @@ export async function autoSchedule(
 
   const profile = options.profile ?? (await measureDeviceProfile(device));
   const maxGroup = Math.min(space.maxGroup ?? 1024, device.limits.maxWorkGroupSize);
-  const { predicted, pruned } = rankCandidates(knl, device, {
+  // what is ranked and measured: the kernel as written, or specialised to the sizes (checked unspecialised)
+  const fixed: readonly ScheduleStep[] = options.fixSizes ? [{ kind: 'fix', values: sizes }] : [];
+  const base = applySchedule(knl, fixed);
+  const { predicted, pruned } = rankCandidates(base, device, {
     profile,
     sizes,
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
@@ -186,10 +199,10 @@ export async function autoSchedule(
   const asWritten = predicted.find((p) => p.steps.length === 0);
   const hopeless = asWritten !== undefined && asWritten.seconds > HOPELESS * predicted[0]!.seconds;
   const problem = defineTuning<readonly ScheduleStep[]>({
-    name: `autoSchedule ${knl.name} ${fingerprint(knl, sizes, space, seed)}`,
+    name: `autoSchedule ${knl.name} ${fingerprint(base, sizes, space, seed)}`,
     space: [...chosen.map((c) => c.steps), ...(chosen.some((c) => c.steps.length === 0) ? [] : [[]])],
-    build: (steps) => applySchedule(knl, steps),
-    ...deviceCheck(knl, hopeless ? applySchedule(knl, chosen[0]!.steps) : knl, sizes),
+    build: (steps) => applySchedule(base, steps),
+    ...deviceCheck(base, hopeless ? applySchedule(base, chosen[0]!.steps) : base, sizes),
   });
   const tuned = await autotune(problem, device, {
     budgetSeconds: Math.max(0, budget - elapsed()),
@@ -209,9 +222,9 @@ export async function autoSchedule(
   if (tuned.fromCache) measured.push({ steps: best, script: scriptOf(best), seconds: tuned.seconds });
   for (const t of tuned.trials) measured.push({ steps: t.config, script: scriptOf(t.config), ...secondsOf(t) });
   return {
-    kernel: applySchedule(knl, best),
-    script: scriptOf(best),
-    steps: best,
+    kernel: applySchedule(base, best),
+    script: scriptOf([...fixed, ...best]),
+    steps: [...fixed, ...best],
     predicted,
     measured,
     pruned,

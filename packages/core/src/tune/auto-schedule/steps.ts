@@ -1,7 +1,7 @@
 /**
  * A schedule as data: the chain of transformations that turns the user's kernel into a
  * candidate, each step one call of a public transformation (`splitIname`, `tagInames`,
- * `addPrefetch`, `doubleBuffer`, `prioritizeLoops`). The same list is applied to kernels here and printed as
+ * `addPrefetch`, `doubleBuffer`, `prioritizeLoops`, `fixParameters`). The same list is applied to kernels here and printed as
  * the `@loom/dsl` builder chain that does the same, so a pasted script rebuilds the kernel the
  * search measured, call for call.
  */
@@ -10,6 +10,7 @@ import type { LoopKernel } from '../../kernel/model.ts';
 import { prioritizeLoops } from '../../transform/basic.ts';
 import { addPrefetch } from '../../transform/prefetch.ts';
 import { doubleBuffer } from '../../transform/double-buffer.ts';
+import { fixParameters } from '../../transform/fix-parameters.ts';
 import { splitIname } from '../../transform/split-iname.ts';
 import { tagInames } from '../../transform/tag-inames.ts';
 
@@ -35,7 +36,12 @@ export type ScheduleStep =
       readonly temporaries: readonly string[];
       readonly iname: string;
     }
-  | { readonly kind: 'prioritize'; readonly order: readonly string[] };
+  | { readonly kind: 'prioritize'; readonly order: readonly string[] }
+  | {
+      /** The kernel specialised to these parameters (fixParameters; `autoSchedule`'s fixSizes). */
+      readonly kind: 'fix';
+      readonly values: Readonly<Record<string, number>>;
+    };
 
 /**
  * Applies a schedule's steps to a kernel, in order, with the transformations a user calls
@@ -60,6 +66,8 @@ function applyStep(knl: LoopKernel, step: ScheduleStep): LoopKernel {
       return doubleBuffer(knl, step.temporaries, step.iname);
     case 'prioritize':
       return prioritizeLoops(knl, step.order);
+    case 'fix':
+      return fixParameters(knl, step.values);
     default: {
       const never: never = step;
       throw new LoomError(`applySchedule: unknown step ${JSON.stringify(never)}`);
@@ -92,6 +100,10 @@ function verbOf(step: ScheduleStep): string {
       return `doubleBuffer([${step.temporaries.map(quote).join(', ')}], ${quote(step.iname)})`;
     case 'prioritize':
       return `prioritize(${quote(step.order.join(','))})`;
+    case 'fix':
+      return `fix({ ${Object.entries(step.values)
+        .map(([k, v]) => `${key(k)}: ${v}`)
+        .join(', ')} })`;
     default: {
       const never: never = step;
       throw new LoomError(`scheduleScript: unknown step ${JSON.stringify(never)}`);
