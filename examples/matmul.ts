@@ -197,9 +197,6 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   // those five again with the next step's panels loaded into registers during this step's
   // product (pipelined), and the best scalar kernel on WebGPU (unrolled), with and without
   for (const config of [...configs]) add({ ...config, pipelined: true });
-  // and with two buffers a panel (doubleBuffered: the next step's panels filled during this
-  // step's product, one barrier a step), where both buffers fit 48 KB (tileK 16)
-  for (const config of configs.filter((c) => c.tileK === 16 && !c.pipelined)) add({ ...config, doubleBuffered: true });
   for (const pipelined of [true, false])
     add({
       ...tiles[0],
@@ -242,6 +239,13 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
     prefetch: false,
     unrollK: true,
   });
+  // last, two buffers a panel (doubleBuffered: the next step's panels filled during this step's
+  // product, one barrier a step) where both fit 48 KB (tileK 16): 3-8% slower than one buffer on
+  // the H200 (BENCHMARKS.md, tenth session), so tried after the rest
+  for (const config of configs
+    .filter((c) => c.tileM === 128 && c.tileN === 128 && c.tileK === 16 && c.prefetch && !c.pipelined && !c.unrollK)
+    .slice(0, 3))
+    add({ ...config, doubleBuffered: true });
   // a target without vector types (WGSL here) runs the vector kernels lane by lane: they go last
   if (options.vectorTypes === false)
     return [...configs.filter((c) => !c.vectorWidth), ...configs.filter((c) => c.vectorWidth)];
