@@ -46,6 +46,17 @@ interface Row {
   readonly pickedWithin: number | null;
   readonly tuningSeconds: number;
   readonly script: string;
+  /**
+   * Each measured candidate: its script, the model's counts and seconds, and the measured seconds
+   * (or why it did not run): what a correction of the model is fitted to.
+   */
+  readonly candidates: readonly {
+    readonly script: string;
+    readonly predicted: number | null;
+    readonly cost: unknown;
+    readonly measured: number | null;
+    readonly failure?: string;
+  }[];
 }
 
 const rows: Row[] = [];
@@ -88,6 +99,16 @@ async function benchOne(
   const untransformed = skipUntransformed ? null : await measureKernelSeconds(c.kernel, device, sizes);
   const hand = c.hand?.(sizes);
   const handSeconds = hand ? await measureKernelSeconds(hand.kernel, device, sizes) : null;
+  const measuredCandidates = result.measured.map((m) => {
+    const p = result.predicted.find((q) => q.script === m.script);
+    return {
+      script: m.script,
+      predicted: p?.seconds ?? null,
+      cost: p?.cost ?? null,
+      measured: m.seconds ?? null,
+      ...(m.failure ? { failure: m.failure } : {}),
+    };
+  });
   // the model against the measurements, over the candidates that ran
   const pairs = result.measured.flatMap((m) => {
     const p = result.predicted.find((q) => q.script === m.script);
@@ -116,6 +137,7 @@ async function benchOne(
     tau,
     pickedWithin: modelPick === null ? null : modelPick / measuredBest,
     tuningSeconds,
+    candidates: measuredCandidates,
     script: result.script,
   };
 }
