@@ -33,7 +33,7 @@ import {
   enumerateCandidates,
   neighbourCandidates,
 } from '../packages/core/src/tune/auto-schedule/space.ts';
-import { groupSectors } from '../packages/core/src/tune/auto-schedule/cost-model.ts';
+import { groupSectors, warpShape } from '../packages/core/src/tune/auto-schedule/cost-model.ts';
 import { kernel } from '@loom/dsl';
 import { scale } from './support/auto-schedule-fixture.ts';
 import { loom } from './support/cli.ts';
@@ -223,6 +223,28 @@ test('the cost model ranks an uncoalesced schedule (l.0 across rows) below a coa
   const across = splitIname(knl, 'i', 32, { outerTag: 'g.0', innerTag: 'l.0' });
   const worst = predictScheduleTime(across, cpu, PROFILE, sizes);
   assert.ok(worst.globalBytes >= 8 * good.globalBytes, `${worst.globalBytes} vs ${good.globalBytes}`);
+});
+
+test('warpShape: a warp spans rows along l.1 when l.0 is narrower; transpose tiles count the sectors of their warps', () => {
+  assert.equal(warpShape([256]), [32]);
+  assert.equal(warpShape([8, 8]), [8, 4]);
+  assert.equal(warpShape([16, 16]), [16, 2]);
+  assert.equal(warpShape([4, 2, 8]), [4, 2, 4]);
+  assert.equal(warpShape([64, 4]), [32, 1]);
+  const knl = addDtypes(makeKernel('{ [i,j]: 0<=i,j<n }', 'b[j, i] = a[i, j]'), { a: 'float32' });
+  const tile = (along0: string, along1: string, size: number) =>
+    splitIname(splitIname(knl, along0, size, { outerTag: 'g.0', innerTag: 'l.0' }), along1, size, {
+      outerTag: 'g.1',
+      innerTag: 'l.1',
+    });
+  const sizes = { n: 1024 };
+  const warps = (1024 * 1024) / 32;
+  // l.0 along j, 8 wide: a warp reads 4 rows of 8 floats (4 sectors) and writes 8 rows of 4 (8 sectors)
+  const narrow = predictScheduleTime(tile('j', 'i', 8), cpu, PROFILE, sizes);
+  assert.is(narrow.l1Bytes, warps * 12 * 32);
+  // l.0 along i, 16 wide: a warp reads 16 rows of 2 floats (16 sectors) and writes 2 rows of 16 (4 sectors)
+  const wide = predictScheduleTime(tile('i', 'j', 16), cpu, PROFILE, sizes);
+  assert.is(wide.l1Bytes, warps * 20 * 32);
 });
 
 test('groupSectors: the sectors a work-group touches per access', () => {

@@ -3,10 +3,10 @@
  * tuning sizes and the device's measured profile. Where `estimateTime` weighs a kernel's
  * footprint (blind to how the work is laid out), this weighs what the schedule changes:
  *
- *  - global memory in 32-byte sectors, twice: what crosses the L1 cache, a warp of 32
- *    work-items along l.0 (fewer when the work-group is narrower) touching
- *    `ceil(lanes · stride · bytes / 32)` sectors per access, up to one per lane, from
- *    `getMemAccessMap`'s per-work-item strides along l.0, at an assumed 4× the global bandwidth;
+ *  - global memory in 32-byte sectors, twice: what crosses the L1 cache, the sectors a warp of 32
+ *    consecutive work-items touches per access (a row of l.0, then rows along l.1 when l.0 is
+ *    narrower: `warpShape`), from `getMemAccessMap`'s per-work-item strides along each local
+ *    axis, at an assumed 4× the global bandwidth;
  *    and what reaches memory, the sectors the whole work-group touches per access (a warp
  *    across rows reads 32 sectors, but the warps beside it along l.1 read the rest of each: a
  *    16 x 16 transpose tile moves what a coalesced copy moves). An access the same for the
@@ -73,7 +73,6 @@ export function predictCost(
 ): CostBreakdown {
   const env = valuesEnv(new Map(Object.entries(sizes)), `the cost of '${knl.name}'`);
   let workItems = 1;
-  let lanes = 1;
   let groupShape: number[] = [1];
   for (const k of program.kernels) {
     const local = k.localSize.map((e) => evaluateInt(e, env, 'a work-group size'));
@@ -81,7 +80,6 @@ export function predictCost(
     const items = [...local, ...groups].reduce((a, b) => a * b, 1);
     if (items >= workItems) {
       workItems = items;
-      lanes = Math.min(WARP, local[0] ?? 1);
       groupShape = local.length ? local : [1];
     }
   }
@@ -104,12 +102,10 @@ export function predictCost(
       l1Bytes += n * Math.ceil(bytes / SECTOR) * SECTOR;
       continue;
     }
-    const stride = strideValue(key.lidStrides?.[0], env);
-    // lanes side by side along l.0 (a row of the warp); a warp holds WARP / lanes such rows
-    const sectorsPerRow =
-      stride === undefined ? lanes : Math.min(lanes, Math.ceil((lanes * Math.max(1, stride) * bytes) / SECTOR));
-    l1Bytes += (n / lanes) * sectorsPerRow * SECTOR;
+    // a warp is WARP consecutive work-items: rows of l.0, as many as fit, then along l.1 and l.2
     const strides = groupShape.map((_, axis) => strideValue(key.lidStrides?.[axis], env));
+    const warp = warpShape(groupShape);
+    l1Bytes += (n / warp.reduce((a, b) => a * b, 1)) * groupSectors(warp, strides, bytes) * SECTOR;
     globalBytes += (n / groupShape.reduce((a, b) => a * b, 1)) * groupSectors(groupShape, strides, bytes) * SECTOR;
   }
   let barriers = 0;
@@ -136,6 +132,23 @@ export function predictCost(
     flops: work.flops,
     workItems,
   };
+}
+
+/**
+ * The shape of one warp in a work-group of shape `group`: WARP consecutive linear local ids, a
+ * row of l.0 (or all of it when narrower), then as many rows along l.1, then l.2, as fill it. A
+ * 8 x 8 work-group's warp is 8 x 4: a transpose reading 8 consecutive words a row touches 4
+ * sectors a warp, not 4 rows counted as if each were a warp of its own.
+ */
+export function warpShape(group: readonly number[]): number[] {
+  const shape: number[] = [];
+  let left = WARP;
+  for (const size of group) {
+    const take = Math.max(1, Math.min(size, Math.floor(left)));
+    shape.push(take);
+    left /= take;
+  }
+  return shape;
 }
 
 /**
