@@ -111,58 +111,9 @@ export function doubleBuffer(
   for (const n of [pair, parity])
     if (taken.has(n)) throw new LoomError(`doubleBuffer: the name '${n}' is already used`);
 
-  // the instructions that fill the buffers (run a step ahead), by id
-  const fills = new Set<string>();
-  for (const name of names) {
-    const t = knl.temporaries.get(name);
-    if (!t) throw new LoomError(`doubleBuffer: '${name}' is not a temporary of kernel '${knl.name}'`);
-    if (t.addressSpace !== 'local')
-      throw new LoomError(
-        `doubleBuffer: '${name}' is in ${t.addressSpace === 'auto' ? 'no address space yet' : `${t.addressSpace} memory`}; only a local temporary is shared by a work-group's fills and reads (addPrefetch with temporaryAddressSpace: 'local')`,
-      );
-    const writers = knl.instructions.filter((i) => namesWritten(i).includes(name));
-    if (writers.length === 0) throw new LoomError(`doubleBuffer: no instruction writes '${name}'`);
-    for (const insn of knl.instructions) {
-      const touches = namesWritten(insn).includes(name) || namesRead(insn, knl.substitutions).has(name);
-      if (touches && !insn.withinInames.includes(iname) && !reductionInames(insn, knl.substitutions).has(iname))
-        throw new LoomError(
-          `doubleBuffer: '${insn.id}' uses '${name}' outside loop '${iname}'; after the loop the last step's buffer is not known`,
-          insn.span,
-        );
-      if (namesWritten(insn).includes(name) && namesRead(insn, knl.substitutions).has(name))
-        throw new LoomError(`doubleBuffer: '${insn.id}' reads and writes '${name}'; a fill only writes it`, insn.span);
-    }
-    if ([...knl.substitutions.values()].some((r) => readsArray(r.expression, name)))
-      throw new LoomError(`doubleBuffer: a substitution rule reads '${name}'; expand it first (expandSubst)`);
-    for (const w of writers) fills.add(w.id);
-  }
-  // a fill staged through private registers (a float4 loaded, then stored): the loads that
-  // write them run a step ahead too, when nothing but the fills reads those registers
+  const group = fillGroup(knl, names, iname);
+  const fills = new Set(group.map((i) => i.id));
   const nested = (i: Instruction) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const id of [...fills])
-      for (const name of namesRead(knl.instruction(id), knl.substitutions)) {
-        if (knl.temporaries.get(name)?.addressSpace !== 'private' && knl.temporaries.get(name)?.addressSpace !== 'auto')
-          continue;
-        const readBeyond = knl.instructions.some((i) => !fills.has(i.id) && namesRead(i, knl.substitutions).has(name));
-        if (readBeyond) continue;
-        for (const w of knl.instructions)
-          if (nested(w) && namesWritten(w).includes(name) && !fills.has(w.id)) fills.add(w.id), (grew = true);
-      }
-  }
-  // in the kernel's order: a load before the store of what it loaded
-  const group = knl.instructions.filter((i) => fills.has(i.id));
-  for (const w of group) checkLoadAhead(knl, w, iname, `doubleBuffer: instruction '${w.id}'`, fills);
-  // a step's fill runs whole before the step's reads: an element it wrote twice in one step (a
-  // scalar refilled in a loop the reads share) would be read at its last value only
-  for (const w of group)
-    for (const name of namesWritten(w).filter((n) => names.includes(n)))
-      if (!fillsEachElementOnce(knl, w, iname))
-        throw new LoomError(
-          `doubleBuffer: '${w.id}' writes an element of '${name}' more than once in a step of '${iname}' (in its loops ${w.withinInames.filter((n) => n !== iname).join(', ')}); a step's fill must complete before its reads, so each element may be filled once a step`,
-          w.span,
-        );
 
   // the fills: their first step before the loop, their next step in place of the step itself
   const steps = stepCopies(knl, group, iname, `doubleBuffer: '${group[0].id}'`, fresh);
@@ -237,6 +188,69 @@ export function doubleBuffer(
   const temps = new Map(result.temporaries);
   for (const name of names) temps.set(name, withBufferAxis(temps.get(name)!));
   return result.with({ temporaries: temps });
+}
+
+/**
+ * The instructions that fill the `names` buffers a step of `iname` ahead, in the kernel's order:
+ * their writers, and the loads into private registers only those writers read (a float4 loaded,
+ * then stored lane by lane). Each is checked: inside the loop, reading nothing the loop changes
+ * but the other fills, writing each element of a buffer once a step; and every use of a buffer
+ * is inside the loop.
+ */
+function fillGroup(knl: LoopKernel, names: readonly string[], iname: string): Instruction[] {
+  // the instructions that fill the buffers (run a step ahead), by id
+  const fills = new Set<string>();
+  for (const name of names) {
+    const t = knl.temporaries.get(name);
+    if (!t) throw new LoomError(`doubleBuffer: '${name}' is not a temporary of kernel '${knl.name}'`);
+    if (t.addressSpace !== 'local')
+      throw new LoomError(
+        `doubleBuffer: '${name}' is in ${t.addressSpace === 'auto' ? 'no address space yet' : `${t.addressSpace} memory`}; only a local temporary is shared by a work-group's fills and reads (addPrefetch with temporaryAddressSpace: 'local')`,
+      );
+    const writers = knl.instructions.filter((i) => namesWritten(i).includes(name));
+    if (writers.length === 0) throw new LoomError(`doubleBuffer: no instruction writes '${name}'`);
+    for (const insn of knl.instructions) {
+      const touches = namesWritten(insn).includes(name) || namesRead(insn, knl.substitutions).has(name);
+      if (touches && !insn.withinInames.includes(iname) && !reductionInames(insn, knl.substitutions).has(iname))
+        throw new LoomError(
+          `doubleBuffer: '${insn.id}' uses '${name}' outside loop '${iname}'; after the loop the last step's buffer is not known`,
+          insn.span,
+        );
+      if (namesWritten(insn).includes(name) && namesRead(insn, knl.substitutions).has(name))
+        throw new LoomError(`doubleBuffer: '${insn.id}' reads and writes '${name}'; a fill only writes it`, insn.span);
+    }
+    if ([...knl.substitutions.values()].some((r) => readsArray(r.expression, name)))
+      throw new LoomError(`doubleBuffer: a substitution rule reads '${name}'; expand it first (expandSubst)`);
+    for (const w of writers) fills.add(w.id);
+  }
+  // a fill staged through private registers (a float4 loaded, then stored): the loads that
+  // write them run a step ahead too, when nothing but the fills reads those registers
+  const nested = (i: Instruction) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const id of [...fills])
+      for (const name of namesRead(knl.instruction(id), knl.substitutions)) {
+        if (knl.temporaries.get(name)?.addressSpace !== 'private' && knl.temporaries.get(name)?.addressSpace !== 'auto')
+          continue;
+        const readBeyond = knl.instructions.some((i) => !fills.has(i.id) && namesRead(i, knl.substitutions).has(name));
+        if (readBeyond) continue;
+        for (const w of knl.instructions)
+          if (nested(w) && namesWritten(w).includes(name) && !fills.has(w.id)) fills.add(w.id), (grew = true);
+      }
+  }
+  // in the kernel's order: a load before the store of what it loaded
+  const group = knl.instructions.filter((i) => fills.has(i.id));
+  for (const w of group) checkLoadAhead(knl, w, iname, `doubleBuffer: instruction '${w.id}'`, fills);
+  // a step's fill runs whole before the step's reads: an element it wrote twice in one step (a
+  // scalar refilled in a loop the reads share) would be read at its last value only
+  for (const w of group)
+    for (const name of namesWritten(w).filter((n) => names.includes(n)))
+      if (!fillsEachElementOnce(knl, w, iname))
+        throw new LoomError(
+          `doubleBuffer: '${w.id}' writes an element of '${name}' more than once in a step of '${iname}' (in its loops ${w.withinInames.filter((n) => n !== iname).join(', ')}); a step's fill must complete before its reads, so each element may be filled once a step`,
+          w.span,
+        );
+  return group;
 }
 
 /** A temporary with a first axis of two buffers, the slowest: each buffer laid out as the whole was. */
