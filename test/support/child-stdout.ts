@@ -14,12 +14,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** The standard output of `await name()` of the module at `modulePath`, run in a process of its own; throws when it fails. */
 export function stdoutOf(modulePath: string, name: string): string {
   const url = pathToFileURL(path.join(ROOT, modulePath)).href;
-  const code = `import { ${name} } from ${JSON.stringify(url)}; await ${name}();`;
+  // an explicit exit once the output is written: a process that ran OpenMP programs of the C
+  // device may crash (SIGSEGV) in the runtime's teardown when it ends by itself under load
+  const code = `import { ${name} } from ${JSON.stringify(url)}; await ${name}(); process.exit(0);`;
   const child = spawnSync(
     process.execPath,
     ['--conditions=loom-source', '--import', 'tsx', '--input-type=module', '-e', code],
     { cwd: ROOT, encoding: 'utf8', env: process.env, maxBuffer: 1 << 24 },
   );
-  if (child.status !== 0) throw new Error(`${modulePath}: ${name}() failed (${child.status}):\n${child.stderr}`);
+  if (child.status !== 0)
+    throw new Error(`${modulePath}: ${name}() failed (${child.status ?? child.signal}):\n${child.stderr}`);
   return child.stdout;
 }

@@ -104,8 +104,15 @@ class NativeDevice implements CDevice {
   ) {
     const extra = flags.length > 0 ? `, ${flags.join(' ')}` : '';
     this.name = `C: ${compiler.version}${compiler.openmp ? ' with OpenMP' : ''}${extra}`;
-    this.programs = new LruCache(cacheSize, (program) => program.library.unload());
+    const unloads = !compiler.openmp || pinOpenMPRuntime(koffi);
+    this.unload = (program) => {
+      if (unloads) program.library.unload();
+    };
+    this.programs = new LruCache(cacheSize, this.unload);
   }
+
+  /** Unloads a program's library, unless OpenMP's runtime could not be kept loaded (see pinOpenMPRuntime). */
+  private readonly unload: (program: CProgram) => void;
 
   async compile(code: GeneratedCode<CExtra>): Promise<CProgram> {
     this.alive('compile');
@@ -193,7 +200,7 @@ class NativeDevice implements CDevice {
 
   /** Unloads the programs; buffers stay the caller's to release. */
   dispose(): void {
-    for (const program of this.programs.values()) program.library.unload();
+    for (const program of this.programs.values()) this.unload(program);
     this.programs.clear();
     this.scalars?.release();
     this.scalars = undefined;
@@ -249,4 +256,26 @@ function writeScalar(view: DataView, at: number, dtype: DType, value: number | b
 function nativeBuffer(b: DeviceBuffer): NativeBuffer {
   if (!(b instanceof NativeBuffer)) throw new LoomError('this buffer belongs to another device, not the C device');
   return b;
+}
+
+/**
+ * Keeps the OpenMP runtime loaded for the life of the process. A program's library links it, so
+ * unloading the last such library unloads the runtime too, while its worker threads still wait
+ * in its code for the next parallel region: the process then crashes (SIGSEGV) at the next
+ * unload or at exit. Loaded once more here, never unloaded, the runtime outlives every program.
+ * False when no runtime by a known name loads: programs are then never unloaded.
+ */
+let openMPPinned: boolean | undefined;
+function pinOpenMPRuntime(koffi: Koffi): boolean {
+  if (openMPPinned !== undefined) return openMPPinned;
+  openMPPinned = false;
+  for (const name of ['libgomp.so.1', 'libomp.so.5', 'libomp.so', 'libiomp5.so', 'libgomp.1.dylib', 'libomp.dylib'])
+    try {
+      koffi.load(name);
+      openMPPinned = true;
+      break;
+    } catch {
+      // not this runtime's name here
+    }
+  return openMPPinned;
 }
