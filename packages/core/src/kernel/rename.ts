@@ -1,6 +1,7 @@
 /** Renaming inames inside expressions, and picking fresh names (shared by several transformations). */
 import { mapExpr } from '../expr/index.ts';
 import { reduce, variable, type Expr } from '../expr/nodes.ts';
+import type { LoopKernel } from './model.ts';
 
 export function renameInExpr(e: Expr, renames: ReadonlyMap<string, string>): Expr {
   if (renames.size === 0) return e;
@@ -35,4 +36,27 @@ export function suffixedNames(taken: Set<string>): (base: string) => string {
 export function uniqueName(base: string, taken: ReadonlySet<string>): string {
   if (!taken.has(base)) return base;
   for (let k = 0; ; k++) if (!taken.has(`${base}_${k}`)) return `${base}_${k}`;
+}
+
+/**
+ * The names `knl` uses (inames, arguments, temporaries, instruction ids) and a maker of fresh
+ * ones (`uniqueName`), each added to `taken` as it is made: for a transformation that adds inames,
+ * temporaries and instructions together.
+ */
+export function kernelNamer(knl: LoopKernel): {
+  readonly taken: Set<string>;
+  readonly fresh: (base: string) => string;
+} {
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.instructions.map((i) => i.id),
+  ]);
+  const fresh = (base: string) => {
+    const name = uniqueName(base, taken);
+    taken.add(name);
+    return name;
+  };
+  return { taken, fresh };
 }

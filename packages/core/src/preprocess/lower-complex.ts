@@ -52,7 +52,7 @@ import { freeVariables, printExpr, someExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { DimTag, Instruction, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type NameTypes } from '../kernel/type-inference.ts';
-import { uniqueName } from '../kernel/rename.ts';
+import { kernelNamer } from '../kernel/rename.ts';
 import { rowMajorDimTags } from '../kernel/strides.ts';
 
 type Value =
@@ -144,17 +144,7 @@ function partsAxis(arg: KernelArg): DimTag[] {
 
 export function lowerComplex(knl: LoopKernel): LoopKernel {
   if (!mentionsComplex(knl)) return knl;
-  const taken = new Set([
-    ...knl.inames,
-    ...knl.args.map((a) => a.name),
-    ...knl.temporaries.keys(),
-    ...knl.instructions.map((i) => i.id),
-  ]);
-  const fresh = (base: string) => {
-    const name = uniqueName(base, taken);
-    taken.add(name);
-    return name;
-  };
+  const { fresh } = kernelNamer(knl);
 
   const temporaries = new Map<string, TemporaryVariable>();
   const splitTemps = new Map<string, { re: string; im: string }>();

@@ -43,7 +43,7 @@ import { eq, ge } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { forEachSubscript, namesRead, namesWritten, reductionInames } from '../kernel/accesses.ts';
 import type { DimTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
-import { uniqueName } from '../kernel/rename.ts';
+import { kernelNamer } from '../kernel/rename.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { checkLoadAhead, copiedLoops, loopRange, stepCopies } from './loop-steps.ts';
 import { splitIname } from './split-iname.ts';
@@ -97,17 +97,7 @@ export function doubleBuffer(
     );
   const firstBuffer = ((range.lower.constant % 2) + 2) % 2;
 
-  const taken = new Set([
-    ...knl.inames,
-    ...knl.args.map((a) => a.name),
-    ...knl.temporaries.keys(),
-    ...knl.instructions.map((i) => i.id),
-  ]);
-  const fresh = (base: string) => {
-    const name = uniqueName(base, taken);
-    taken.add(name);
-    return name;
-  };
+  const { taken, fresh } = kernelNamer(knl);
   for (const n of [pair, parity])
     if (taken.has(n)) throw new LoomError(`doubleBuffer: the name '${n}' is already used`);
 

@@ -37,7 +37,7 @@ import { namesWritten, reductionInames } from '../kernel/accesses.ts';
 import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { findInstructions, type Within } from './match.ts';
-import { uniqueName } from '../kernel/rename.ts';
+import { kernelNamer } from '../kernel/rename.ts';
 import { tagArrayAxes } from './tag-array-axes.ts';
 import { checkLoadAhead, constantRange, copiedLoops, stepCopies } from './loop-steps.ts';
 
@@ -87,17 +87,7 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   const written = namesWritten(insn)[0];
   const nested = (i: Instruction) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname);
 
-  const taken = new Set([
-    ...knl.inames,
-    ...knl.args.map((a) => a.name),
-    ...knl.temporaries.keys(),
-    ...knl.instructions.map((i) => i.id),
-  ]);
-  const fresh = (base: string) => {
-    const name = uniqueName(base, taken);
-    taken.add(name);
-    return name;
-  };
+  const { taken, fresh } = kernelNamer(knl);
   if (options.temporaryName !== undefined && taken.has(options.temporaryName))
     throw new LoomError(`pipelinePrefetch: option temporaryName: the name '${options.temporaryName}' is already used`);
   const regName = options.temporaryName ?? fresh(`${written}_next`);
