@@ -66,6 +66,8 @@ function show(s: Stmt, depth = 0): string[] {
       return [`${pad}// ${s.text}`];
     case 'device-call':
       return [`${pad}${s.function}(${s.args.map(printExpr).join(', ')})`];
+    case 'matrix':
+      return [`${pad}matrix ${s.op.kind}`];
   }
 }
 

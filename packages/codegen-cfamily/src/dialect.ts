@@ -15,6 +15,7 @@ import type { DType, FunctionDialect, KernelFunction, KernelParam } from '@loom/
 import type { AtomicUpdate } from './atomics.ts';
 import type { CExpressionPrinter } from './expressions.ts';
 import type { SubgroupSpelling } from './subgroups.ts';
+import type { MatrixSpelling } from './matrix.ts';
 
 /** Where an array lives, as the printer tells a dialect (a pointer cast or a declaration needs it). */
 export type CAddressSpace = 'global' | 'constant' | 'local' | 'private';
@@ -84,6 +85,8 @@ export interface CDialect {
   hardwareId(fn: 'lid' | 'gid', axis: number): string;
   /** How subgroup functions are spelled (subgroups.ts); absent where the language has none (core refuses them first). */
   readonly subgroups?: SubgroupSpelling;
+  /** How matrix instructions (tensor tiles) are spelled (matrix.ts); absent where the language has none (core refuses them first). */
+  readonly matrix?: MatrixSpelling;
   /** A barrier of the work-group, for local or global memory, with its comment (already printed) or none. */
   barrier(scope: 'local' | 'global', comment: string | undefined): string;
 
@@ -202,6 +205,8 @@ export interface ProgramFacts {
   readonly float16: boolean;
   /** Some line is printed with `printf` (a `trace` statement). */
   readonly prints: boolean;
+  /** Some matrix instruction (a tensor tile) is printed. */
+  readonly matrix: boolean;
 }
 
 /** float16 stored as half and computed in float: how a half is read, written and rounded. */

@@ -65,6 +65,8 @@ export class CExpressionPrinter {
   usesDouble = false;
   /** Whether a line is printed (`printf`, a `trace` statement). */
   prints = false;
+  /** Some matrix instruction was printed (matrix.ts). */
+  usesMatrix = false;
   /** The program allows `a * b + c` fused into an fma (`ProgramAst.fusedMultiplyAdd`): for `CDialect.product`. */
   fusedMultiplyAdd = false;
   /** Whether a float product and a float sum or difference were printed: fma material. */

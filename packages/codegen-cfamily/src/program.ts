@@ -67,6 +67,7 @@ function printProgram(
   const extensions = new Set<string>();
   let usesDouble = false;
   let prints = false;
+  let matrix = false;
   let contractible = false;
   const functionOwners = new Map<string, string>();
   const declarations: string[] = [];
@@ -88,6 +89,7 @@ function printProgram(
     for (const x of printer.extensions) extensions.add(x);
     contractible ||= printer.contractible;
     prints ||= printer.prints;
+    matrix ||= printer.usesMatrix;
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
   };
   // the callees' functions first, each before its callers
@@ -117,6 +119,7 @@ function printProgram(
     extensions: [...extensions].sort(),
     float16,
     prints,
+    matrix,
   };
   const parts = dialect.prelude(facts);
   // the kernels' own preambles (makeKernel's preambles), in the order of their keys

@@ -17,6 +17,7 @@ import type { CExpressionPrinter } from './expressions.ts';
 import { PRECEDENCE, paren } from './precedence.ts';
 import { printTraceLine } from './trace.ts';
 import { accumulatesMinMax } from './unroll-guard.ts';
+import { printMatrixOp } from './matrix.ts';
 
 const INDENT = '  ';
 
@@ -53,6 +54,7 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
     }
     case 'declare': {
       printer.addressSpaces.set(s.name, s.addressSpace === 'local' ? 'local' : 'private');
+      if (s.matrix) return [`${pad}${printFragments(s, printer)}`];
       if (s.forAtomic) printer.atomicVariables.add(s.name);
       const space = `${s.addressSpace === 'local' ? dialect.localQualifier : ''}${s.forAtomic ? dialect.atomicQualifier : ''}`;
       // a vector temporary is an array of vectors (but for packed lanes: elements, see VectorArray)
@@ -71,8 +73,11 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
           : typeof s.length === 'number'
             ? `[${s.length / lanes}]`
             : `[${printer.print(s.length, 'int32')}]`;
-      // without half arithmetic a float16 temporary is a float (`HalfStorageSpelling`)
-      const element: DType = printer.halfStorage && s.dtype === 'float16' ? 'float32' : (s.dtype as DType);
+      // without half arithmetic a float16 temporary is a float (`HalfStorageSpelling`), but for a
+      // tile that matrix instructions load, which holds halves as the instructions read them
+      const halfTile = printer.halfStorage && s.dtype === 'float16' && s.matrixOperand === true;
+      if (halfTile) printer.halfBuffers = new Set([...printer.halfBuffers, s.name]);
+      const element: DType = printer.halfStorage && s.dtype === 'float16' && !halfTile ? 'float32' : (s.dtype as DType);
       const t = dialect.type(element);
       if (s.initializer) {
         // a constant table: initialized where it is declared, never written
@@ -82,7 +87,8 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
         ];
       }
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
-      return [`${pad}${space}${type} ${s.name}${dims};`];
+      const aligned = s.matrixOperand && dialect.matrix ? dialect.matrix.alignedLocal : '';
+      return [`${pad}${space}${aligned}${type} ${s.name}${dims};`];
     }
     case 'code': {
       // loopy's CInstruction: the code as given, in a block of its own after the names it uses
@@ -104,6 +110,12 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       return [`${pad}/* ${commentText(s.text)} */`];
     case 'device-call':
       return [`${pad}${s.function}(${s.args.map((a) => printer.print(a)).join(', ')});`];
+    case 'matrix': {
+      // refused before code generation where the target states no matrixInstructions
+      if (!dialect.matrix)
+        throw new InternalError(`${dialect.language} has no matrix instructions (instruction '${s.insnId}')`);
+      return printMatrixOp(s.op, printer, dialect.matrix).map((line) => `${pad}${line}`);
+    }
     default:
       return unreachable(s, 'statement');
   }
@@ -147,7 +159,9 @@ function printVectorAssign(s: Extract<Stmt, { kind: 'assign' }>, printer: CExpre
  */
 function printBody(body: Stmt, printer: CExpressionPrinter, depth: number): string[] {
   if (body.kind === 'comment') return printStmt({ kind: 'block', body: [body] }, printer, depth);
-  return printStmt(body, printer, body.kind === 'block' ? depth : depth + 1);
+  // a product of tiles is a block of its own (its fragments are declared in it)
+  const compound = body.kind === 'block' || (body.kind === 'matrix' && body.op.kind === 'multiply');
+  return printStmt(body, printer, compound ? depth : depth + 1);
 }
 
 /**
@@ -162,4 +176,14 @@ function printBound(e: Expr, printer: CExpressionPrinter): string {
   if (lin.constant !== 0) terms.push(String(lin.constant));
   for (const [name, c] of lin.coeffs) terms.push(c === 1 ? name : c === -1 ? `-1 * ${name}` : `${c} * ${name}`);
   return terms.join(' + ');
+}
+
+/** A tensor tile's accumulator: an array of the language's fragments, one per tile it holds. */
+function printFragments(s: Extract<Stmt, { kind: 'declare' }>, printer: CExpressionPrinter): string {
+  const spelling = printer.dialect.matrix;
+  const shape = s.matrix!;
+  if (!spelling) throw new InternalError(`${printer.dialect.language} has no matrix fragments ('${s.name}')`);
+  if (typeof s.length !== 'number') throw new InternalError(`the accumulator '${s.name}' has no constant size`);
+  const count = s.length / (shape.m * shape.n);
+  return spelling.fragments(s.name, shape, printer.dialect.type(s.dtype), count);
 }

@@ -6,6 +6,7 @@
  * int`, `long long`), `f`-suffixed float32 math functions, `float4` vectors assembled with
  * `make_float4` and read with `.x`, float16 as `__half` storage, `atomicAdd`/`atomicCAS`.
  */
+import { cudaMatrix } from './matrix.ts';
 import { constantLocalSize, LoomError, type DType } from '@loom/core';
 import {
   KEEP_ROLLED,
@@ -86,6 +87,7 @@ export const cudaDialect: CDialect = {
       helpers: [],
     }),
   },
+  matrix: cudaMatrix,
   // a block-wide barrier that also orders the block's global memory accesses: OpenCL's
   // barrier(CLK_GLOBAL_MEM_FENCE) promises no more (work-groups still do not see each other)
   barrier: (_scope, comment) => `__syncthreads()${comment ? ` /* ${comment} */` : ''};`,
@@ -131,9 +133,10 @@ function dynamicSharedArrays(arrays: readonly LocalArraySpelling[]): string[] {
   return lines;
 }
 
-function cudaPrelude({ float16 }: ProgramFacts): string[] {
+function cudaPrelude({ float16, matrix }: ProgramFacts): string[] {
   return [
-    ...(float16 ? ['#include <cuda_fp16.h>'] : []),
+    ...(float16 || matrix ? ['#include <cuda_fp16.h>'] : []),
+    ...(matrix ? ['#include <mma.h>', 'namespace wmma = nvcuda::wmma;'] : []),
     '#define tIdx(N) ((int) threadIdx.N)',
     '#define bIdx(N) ((int) blockIdx.N)',
   ];

@@ -210,6 +210,11 @@ class KernelPrinter {
         this.line(`console.log(${parts.join(' + ')});`);
         return;
       }
+      case 'matrix':
+        // refused before code generation (the target states no matrixInstructions); kept as a last guard
+        throw new LoomError(
+          `instruction '${s.insnId}' is a tensor tile (tensorize), which the JavaScript target cannot run: it has no matrix instructions`,
+        );
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
         throw new LoomError(

@@ -297,6 +297,11 @@ class KernelPrinter {
       case 'trace':
         // refused before code generation (the target does not state `prints`); kept as a last guard
         throw new LoomError(`instruction '${s.insnId}' is traced (traceAssignments), but WGSL code cannot print`);
+      case 'matrix':
+        // refused before code generation (the target states no matrixInstructions); kept as a last guard
+        throw new LoomError(
+          `instruction '${s.insnId}' is a tensor tile (tensorize), but Loom's WGSL target has no matrix instructions`,
+        );
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
         throw new LoomError(

@@ -217,6 +217,7 @@ export {
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { pipelinePrefetch, type PipelinePrefetchOptions } from './transform/pipeline-prefetch.ts';
 export { doubleBuffer, type DoubleBufferOptions } from './transform/double-buffer.ts';
+export { tensorize, type TensorTile, type TensorizeOptions } from './transform/tensorize.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
 export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';
@@ -401,6 +402,9 @@ export type {
   ProgramAst,
   HostStep,
   VectorLoop,
+  MatrixOp,
+  MatrixOperand,
+  Fragment,
 } from './codegen/ast.ts';
 export { constantLength, initializerLiteral } from './codegen/ast.ts';
 export { serializeWorkItems } from './codegen/serialize-work-items.ts';
@@ -423,6 +427,8 @@ export type {
   ImageSupport,
   DeviceFunctionSupport,
   SubgroupSupport,
+  MatrixSupport,
+  MatrixShape,
 } from './codegen/target.ts';
 export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
 export {

@@ -35,8 +35,14 @@ export function checkWriteRaces(knl: LoopKernel): void {
     const space = addressSpaceOf(knl, name);
     const names = a.kind === 'subscript' ? a.indices.flatMap(namesIn) : [];
     const indexedBy = new Set(names.flatMap((n) => [n, ...(carried.get(n) ?? [])]));
+    // a tensor tile's lanes (local axis 0) each hold a part of the tile they write together
+    const tile = insn.withinInames.some((n) => knl.inameTags.get(n)?.kind === 'tensor');
+    const isLane = (n: string) => {
+      const tag = knl.inameTags.get(n);
+      return tile && tag?.kind === 'local' && tag.axis === 0;
+    };
     const races = insn.withinInames.filter(
-      (n) => racesIn(space, knl.inameTags.get(n)) && !indexedBy.has(n) && !hasSingleIteration(knl, n),
+      (n) => racesIn(space, knl.inameTags.get(n)) && !indexedBy.has(n) && !isLane(n) && !hasSingleIteration(knl, n),
     );
     if (races.length === 0) continue;
     const tags = races.map((n) => `${n}: ${tagToString(knl.inameTags.get(n))}`).join(', ');

@@ -60,6 +60,10 @@ export type Stmt =
       readonly initializer?: readonly number[];
       /** Accessed atomically (loopy's `for_atomic`): the target's atomic type, reads atomic loads. */
       readonly forAtomic?: boolean;
+      /** A tensor tile's accumulator: `length / (m * n)` fragments of that shape (`MatrixOp`). */
+      readonly matrix?: Fragment['shape'];
+      /** Read whole tiles at a time by matrix instructions: aligned as they need, held in its own dtype. */
+      readonly matrixOperand?: boolean;
     }
   /**
    * C code printed as given (a `cInstruction`): each binding declared `int const name = value;`
@@ -93,7 +97,50 @@ export type Stmt =
    * A call of the device function `function` (`ProgramAst.deviceFunctions`), one argument per
    * parameter: an array's or a value's name, or a work-item id (`lid(0)`) the target passes in.
    */
-  | { readonly kind: 'device-call'; readonly function: string; readonly args: readonly Expr[] };
+  | { readonly kind: 'device-call'; readonly function: string; readonly args: readonly Expr[] }
+  /**
+   * One matrix instruction of a tensor tile (`tensorize`), which every lane of a subgroup runs
+   * together: only targets with `matrixInstructions` get one.
+   */
+  | { readonly kind: 'matrix'; readonly op: MatrixOp; readonly insnId: string };
+
+/**
+ * A tensor tile's matrix instructions: the accumulator set to a value (`fill`), a product of
+ * two tiles added to it (`multiply`), or its tile stored (`store`).
+ */
+export type MatrixOp =
+  | { readonly kind: 'fill'; readonly accumulator: Fragment; readonly value: Expr }
+  | { readonly kind: 'multiply'; readonly accumulator: Fragment; readonly a: MatrixOperand; readonly b: MatrixOperand }
+  | { readonly kind: 'store'; readonly accumulator: Fragment; readonly c: MatrixOperand };
+
+/** An `m`×`n` accumulator tile: element `index` of a declared array of fragments. */
+export interface Fragment {
+  /** The accumulator temporary (a `declare` with `matrix`). */
+  readonly name: string;
+  /** Which of its fragments. */
+  readonly index: Expr;
+  /** The tile's shape (`k`: the product it accumulates). */
+  readonly shape: { readonly m: number; readonly n: number; readonly k: number };
+  /** Its elements' dtype. */
+  readonly dtype: DType;
+}
+
+/**
+ * A tile in memory: the elements from `offset` (a flat index into `array`, the tile's first
+ * element) on, rows `leading` elements apart (`layout: 'row'`), or columns (`'col'`).
+ */
+export interface MatrixOperand {
+  /** A global parameter or a local temporary. */
+  readonly array: string;
+  /** The flat index of its first element. */
+  readonly offset: Expr;
+  /** The distance between its rows (row-major) or columns (column-major), in elements. */
+  readonly leading: number;
+  /** Which of its axes lies contiguous in memory. */
+  readonly layout: 'row' | 'col';
+  /** Its elements' dtype. */
+  readonly dtype: DType;
+}
 
 /** A loop over a `vec` iname spelled as vector code: its iname and its number of lanes. */
 export interface VectorLoop {

@@ -30,6 +30,8 @@ import {
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
 import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
 import { traced } from './trace.ts';
+import { matrixStatement } from './matrix-tiles.ts';
+import type { MatrixSupport } from './target.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 
@@ -69,6 +71,12 @@ export class DeviceKernelBuilder {
   private readonly images = new Set<string>();
   /** Where the target declares arrays of a size known only at launch, and its name for the refusal. */
   private readonly runtimeSizedArrays?: RuntimeSizedArrays;
+  /** The target's matrix instructions (tensor tiles), and its name for the refusal. */
+  private readonly matrix?: { readonly support: MatrixSupport; readonly target: string };
+  /** Local temporaries matrix instructions read or write whole. */
+  private readonly matrixOperands = new Set<string>();
+  /** The shape of each tensor tile accumulator, from the matrix instructions that use it. */
+  private readonly fragmentShapes = new Map<string, { readonly m: number; readonly n: number; readonly k: number }>();
   /**
    * `simplify` over the kernel's index names, remembering each node: the copies of an unrolled
    * loop share every sub-expression but those of the lane (an 8x8 register tile has 64).
@@ -83,9 +91,11 @@ export class DeviceKernelBuilder {
       vectorLanes?: readonly number[];
       images?: boolean;
       runtimeSizedArrays?: RuntimeSizedArrays;
+      matrix?: { readonly support: MatrixSupport; readonly target: string };
     } = {},
   ) {
     this.runtimeSizedArrays = options.runtimeSizedArrays;
+    this.matrix = options.matrix;
     this.vectorTypes = options.vectorTypes ?? false;
     this.vectorLanes = options.vectorLanes ?? VECTOR_LANES;
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
@@ -207,6 +217,8 @@ export class DeviceKernelBuilder {
         ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
         : {}),
       ...(t.forAtomic ? { forAtomic: true } : {}),
+      ...(this.fragmentShapes.has(t.name) ? { matrix: this.fragmentShapes.get(t.name) } : {}),
+      ...(this.matrixOperands.has(t.name) ? { matrixOperand: true } : {}),
     }));
     // local arrays sized at launch that the target takes as launch arguments (OpenCL's __local T *,
     // CUDA's dynamic shared memory, WGSL's override-sized arrays): no declaration in the body
@@ -383,6 +395,9 @@ export class DeviceKernelBuilder {
     if (insn.kind !== 'assign' && insn.kind !== 'c' && insn.kind !== 'user-call') return [];
     const lanes = insn.withinInames.filter((n) => isLaneIname(this.knl, n) && !enforced.dims.includes(n));
     if (lanes.length) return this.laneCopies(insn, lanes[0], enforced);
+    if (insn.withinInames.some((n) => this.knl.inameTags.get(n)?.kind === 'tensor'))
+      return this.matrixTile(insn, enforced);
+    this.checkNoAccumulator(insn);
     const domain = domainOf(this.knl, insn.withinInames, false, false);
     const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
     // a guard the same for every lane of a vec loop does not split its vector statement
@@ -415,6 +430,40 @@ export class DeviceKernelBuilder {
     const checked = guarded.predicates.length ? [when(guarded.predicates, block(underPredicates))] : underPredicates;
     const all = [...guarded.predicateReports, ...checked];
     return guard ? [when([guard], block(all))] : all;
+  }
+
+  /** A tensor tile's instruction: one matrix instruction of the target (matrix-tiles.ts). */
+  private matrixTile(insn: Instruction, enforced: BasicSet): Stmt[] {
+    const statements = matrixStatement(
+      {
+        knl: this.knl,
+        support: this.matrix?.support ?? { refused: 'code generated without a target has no matrix instructions' },
+        target: this.matrix?.target ?? 'no',
+        types: this.types,
+        flatten: (e) => this.flatten(e),
+        simplify: (e) => this.simplifyIndices(e),
+        lanesAxisSize: this.grid.localSize[0] ?? int(1),
+        operands: this.matrixOperands,
+      },
+      insn,
+      enforced,
+    );
+    for (const s of statements) {
+      const op = s.kind === 'matrix' ? s.op : s.kind === 'if' && s.then.kind === 'matrix' ? s.then.op : undefined;
+      if (op) this.fragmentShapes.set(op.accumulator.name, op.accumulator.shape);
+    }
+    return statements;
+  }
+
+  /** A tensor tile's accumulator is spread over a subgroup's registers: only its tile's matrix instructions reach it. */
+  private checkNoAccumulator(insn: Instruction): void {
+    for (const name of [...namesRead(insn, this.knl.substitutions), ...namesWritten(insn)]) {
+      if (this.knl.temporaries.get(name)?.matrixAccumulator)
+        throw new LoomError(
+          `instruction '${insn.id}' uses '${name}', the accumulator of a tensor tile (tensorize), which only the tile's matrix instructions can read or write`,
+          insn.span,
+        );
+    }
   }
 
   /** The assignment, or the call statement of a `user-call`, that an instruction makes. */

@@ -104,6 +104,7 @@ function build(
             target: target.name,
             localArguments: facts.localArraysAsArguments,
           },
+          matrix: { support: facts.matrixInstructions, target: target.name },
         }
       : {}),
   });

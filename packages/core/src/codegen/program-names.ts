@@ -6,11 +6,11 @@
  * the variables and arrays expressions refer to. Function names in calls are not among
  * them: they are Loom's own built-ins, which each target translates from a table.
  */
-import { LoomError } from '../errors.ts';
+import { LoomError, unreachable } from '../errors.ts';
 import { mapExpr, walk } from '../expr/index.ts';
 import { reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { isName, showName } from '../names.ts';
-import type { DeviceFunction, KernelFunction, ProgramAst, Stmt } from './ast.ts';
+import type { DeviceFunction, KernelFunction, MatrixOp, ProgramAst, Stmt } from './ast.ts';
 import { mapStmts, walkStmts } from './stmt-visit.ts';
 import { perObject } from '../memo.ts';
 
@@ -83,7 +83,12 @@ export function renameProgram(program: ProgramAst, spell: (name: string) => stri
     mapStmts(s, {
       name: spell,
       expr,
-      stmt: (x) => (x.kind === 'device-call' ? { ...x, function: spell(x.function) } : x),
+      stmt: (x) =>
+        x.kind === 'device-call'
+          ? { ...x, function: spell(x.function) }
+          : x.kind === 'matrix'
+            ? { ...x, op: renameMatrixArrays(x.op, spell) }
+            : x,
     });
   const kernel = (k: KernelFunction): KernelFunction => ({
     ...k,
@@ -105,4 +110,19 @@ export function renameProgram(program: ProgramAst, spell: (name: string) => stri
     kernels: program.kernels.map(kernel),
     ...(program.deviceFunctions ? { deviceFunctions: program.deviceFunctions.map(fn) } : {}),
   };
+}
+
+/** A matrix instruction with its accumulator and tiles' arrays spelled (they are names, not expressions). */
+function renameMatrixArrays(op: MatrixOp, spell: (name: string) => string): MatrixOp {
+  const accumulator = { ...op.accumulator, name: spell(op.accumulator.name) };
+  switch (op.kind) {
+    case 'fill':
+      return { ...op, accumulator };
+    case 'multiply':
+      return { ...op, accumulator, a: { ...op.a, array: spell(op.a.array) }, b: { ...op.b, array: spell(op.b.array) } };
+    case 'store':
+      return { ...op, accumulator, c: { ...op.c, array: spell(op.c.array) } };
+    default:
+      return unreachable(op, 'matrix instruction');
+  }
 }

@@ -216,6 +216,7 @@ function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, 
       case 'call':
       case 'device-call':
       case 'trace':
+      case 'matrix':
       case 'declare':
       case 'comment':
         throw new InternalError(`a '${s.kind}' statement holds a barrier`);

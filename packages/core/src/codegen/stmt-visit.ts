@@ -13,8 +13,8 @@
  *    expressions are the expressions' business (`walk`, `mapExpr`).
  */
 import type { Expr } from '../expr/nodes.ts';
-import type { Stmt } from './ast.ts';
-import { InternalError } from '../errors.ts';
+import type { MatrixOp, Stmt } from './ast.ts';
+import { InternalError, unreachable } from '../errors.ts';
 
 /** The statements directly inside `s`, in order. */
 export function subStatements(s: Stmt): readonly Stmt[] {
@@ -58,6 +58,8 @@ export function ownExpressions(s: Stmt): readonly Expr[] {
       return s.values.map((v) => v.value);
     case 'device-call':
       return s.args;
+    case 'matrix':
+      return matrixExpressions(s.op);
     default:
       return [];
   }
@@ -188,6 +190,9 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
       mapped = args.every((a, k) => a === s.args[k]) ? s : { ...s, args };
       break;
     }
+    case 'matrix':
+      mapped = { ...s, op: mapMatrixOp(s.op, expr) };
+      break;
     default:
       mapped = s; // barriers and comments hold no names, expressions or statements
   }
@@ -200,4 +205,38 @@ function keepName(n: string): string {
 
 function keepExpr(e: Expr): Expr {
   return e;
+}
+
+/** The expressions a matrix instruction evaluates: the fragment's index, the value or the tiles' offsets. */
+function matrixExpressions(op: MatrixOp): readonly Expr[] {
+  switch (op.kind) {
+    case 'fill':
+      return [op.accumulator.index, op.value];
+    case 'multiply':
+      return [op.accumulator.index, op.a.offset, op.b.offset];
+    case 'store':
+      return [op.accumulator.index, op.c.offset];
+    default:
+      return unreachable(op, 'matrix instruction');
+  }
+}
+
+/** A matrix instruction with each of its expressions mapped. */
+function mapMatrixOp(op: MatrixOp, expr: (e: Expr) => Expr): MatrixOp {
+  const accumulator = { ...op.accumulator, index: expr(op.accumulator.index) };
+  switch (op.kind) {
+    case 'fill':
+      return { ...op, accumulator, value: expr(op.value) };
+    case 'multiply':
+      return {
+        ...op,
+        accumulator,
+        a: { ...op.a, offset: expr(op.a.offset) },
+        b: { ...op.b, offset: expr(op.b.offset) },
+      };
+    case 'store':
+      return { ...op, accumulator, c: { ...op.c, offset: expr(op.c.offset) } };
+    default:
+      return unreachable(op, 'matrix instruction');
+  }
 }

@@ -7,7 +7,7 @@
  */
 import { DTYPES, isComplex, type DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
-import type { DeviceFunctionSupport, ImageSupport, SubgroupSupport, Target } from './target.ts';
+import type { DeviceFunctionSupport, ImageSupport, MatrixSupport, SubgroupSupport, Target } from './target.ts';
 import type { StructLayoutRules } from '../structs/layout.ts';
 import { VECTOR_LANES } from './vectorize.ts';
 
@@ -31,6 +31,8 @@ export interface TargetFacts {
   readonly subgroupSize: number;
   /** Whether kernels may call subgroup functions, on which dtypes and how wide a subgroup is; or why not. */
   readonly subgroups: SubgroupSupport;
+  /** The matrix instructions tensor tiles become, or why there are none. */
+  readonly matrixInstructions: MatrixSupport;
   /** The keys of a user function's implementations it reads, most specific first. */
   readonly functionDialects: readonly FunctionDialect[];
   /** The dtypes an `{atomic}` update may have. */
@@ -93,6 +95,7 @@ function readFacts(target: Target): TargetFacts {
       (sequentialWorkItems
         ? { refused: 'its work-items run one after another, so none of them ever run in lockstep as a subgroup' }
         : { refused: 'it has no subgroup operations' }),
+    matrixInstructions: target.matrixInstructions ?? { refused: 'it has no matrix instructions' },
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
     cInstructions: target.cInstructions ?? false,

@@ -80,6 +80,13 @@ export interface Target<Extra = unknown> {
    */
   readonly subgroups?: SubgroupSupport;
   /**
+   * The matrix instructions (tensor cores) that a tensor tile (`tensorize`) becomes here: the
+   * tile shapes and dtypes they multiply, and how many lanes run one together; or why there are
+   * none (`{ refused }`, said in a LoomError naming the instruction before any code is built).
+   * Default refused.
+   */
+  readonly matrixInstructions?: MatrixSupport;
+  /**
    * Which of a user function's implementations (`defineFunction`'s keys) this target reads,
    * most specific first: OpenCL's own code, say, before the C code it shares with CUDA and C.
    * Default none: a call of a user function is then an error.
@@ -174,6 +181,30 @@ export type SubgroupSupport =
       readonly size: number | { readonly min: number; readonly max: number };
     }
   | { readonly refused: string };
+
+/** Whether and how a target has matrix instructions (`Target.matrixInstructions`). */
+export type MatrixSupport =
+  | {
+      /** How many work-items (a subgroup: CUDA's warp of 32) run one matrix instruction together. */
+      readonly lanes: number;
+      /** The tiles it multiplies. */
+      readonly shapes: readonly MatrixShape[];
+    }
+  | { readonly refused: string };
+
+/** One tile a target's matrix instructions multiply: an `m`×`k` by `k`×`n` product added to an `m`×`n` accumulator. */
+export interface MatrixShape {
+  /** Rows of the product. */
+  readonly m: number;
+  /** Columns of the product. */
+  readonly n: number;
+  /** The reduction between them. */
+  readonly k: number;
+  /** The dtype of both factors' elements. */
+  readonly operand: DType;
+  /** The dtypes the accumulator may have. */
+  readonly accumulators: readonly DType[];
+}
 
 /** How a target reads image arguments (`Target.images`). */
 export type ImageSupport = 'native' | 'emulated' | { readonly refused: string };

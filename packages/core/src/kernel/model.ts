@@ -102,6 +102,13 @@ export interface TemporaryVariable {
    * read of it an atomic load. Absent: plain.
    */
   readonly forAtomic?: boolean;
+  /**
+   * The accumulator of a tensor tile (`tensorize`): its last two axes are the tile's rows and
+   * columns, held across the registers of a subgroup's lanes as one matrix fragment (CUDA's
+   * `wmma::fragment`) per index of the axes before them, and read or written only whole, by
+   * matrix instructions. Absent: an ordinary temporary.
+   */
+  readonly matrixAccumulator?: boolean;
 }
 
 /**
@@ -251,7 +258,16 @@ export type InameTag =
   | { readonly kind: 'group'; readonly axis: number }
   | { readonly kind: 'unroll' }
   | { readonly kind: 'ilp'; readonly unrolled: boolean }
-  | { readonly kind: 'vec' };
+  | { readonly kind: 'vec' }
+  /**
+   * An axis of a tensor tile (`tensorize`): `m` and `n` the rows and columns of the product, `k` the
+   * reduction. The tile is one matrix instruction that the lanes of a subgroup run together, not
+   * loops: every lane holds a part of it in registers.
+   */
+  | { readonly kind: 'tensor'; readonly axis: TensorAxis };
+
+/** An axis of a tensor tile: rows (`m`), columns (`n`), or the reduction between them (`k`). */
+export type TensorAxis = 'm' | 'n' | 'k';
 
 /** `slabs: [head, tail]` from `splitIname`: peel that many iterations off each end of the loop. */
 export type Slabs = readonly [number, number];
@@ -517,6 +533,8 @@ export function tagToString(tag: InameTag | undefined): string {
       return tag.unrolled ? 'ilp.unr' : 'ilp.seq';
     case 'vec':
       return 'vec';
+    case 'tensor':
+      return `tensor.${tag.axis}`;
   }
 }
 

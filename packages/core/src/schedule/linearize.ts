@@ -32,11 +32,12 @@ export type ScheduleItem =
 export function linearize(knl: LoopKernel): ScheduleItem[] {
   const insns = knl.instructions;
   // hardware axes are not loops, and ILP inames are opened around each instruction by itself
-  // ILP and vec inames are opened around each instruction on its own (codegen/builder.ts), as in loopy
-  const isLoop = (n: string) =>
-    !isParallelTag(knl.inameTags.get(n)) &&
-    knl.inameTags.get(n)?.kind !== 'ilp' &&
-    knl.inameTags.get(n)?.kind !== 'vec';
+  // ILP and vec inames are opened around each instruction on its own (codegen/builder.ts), as in loopy,
+  // and a tensor tile's inames are one matrix instruction (tensorize)
+  const isLoop = (n: string) => {
+    const tag = knl.inameTags.get(n);
+    return !isParallelTag(tag) && tag?.kind !== 'ilp' && tag?.kind !== 'vec' && tag?.kind !== 'tensor';
+  };
   const loopsOf = new Map(insns.map((i) => [i.id, new Set(i.withinInames.filter(isLoop))]));
   explainImpossibleOrders(insns, loopsOf);
   explainLoopsOutsideTheirBounds(knl, loopsOf, isLoop);

@@ -149,7 +149,7 @@ export function tagInames(
 
 /** The kinds of iname tag. */
 export type TagKind = InameTag['kind'];
-const TAG_KINDS: readonly TagKind[] = ['for', 'local', 'group', 'unroll', 'ilp', 'vec'];
+const TAG_KINDS: readonly TagKind[] = ['for', 'local', 'group', 'unroll', 'ilp', 'vec', 'tensor'];
 
 /**
  * `untagInames(knl, 'i')`: `i` is a plain loop again. With `kind` (`'local'`, `'group'`,

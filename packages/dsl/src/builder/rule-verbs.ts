@@ -15,6 +15,8 @@ import {
   pipelinePrefetch,
   doubleBuffer,
   precompute,
+  tensorize,
+  type TensorizeOptions,
   type AliasTemporariesOptions,
   type PipelinePrefetchOptions,
   type AssignmentToSubstOptions,
@@ -78,6 +80,20 @@ export class RuleVerbs<I extends string, S extends AnySignature, C = never> exte
     options: { readonly pairIname?: P; readonly parityIname?: Q } = {},
   ): KernelBuilder<Exclude<I, typeof iname> | P | Q | `${I}_next` | `${I}_first`, S> {
     return this.derive((k) => doubleBuffer(k, temporaries, iname, options));
+  }
+
+  /**
+   * `tensorize`: a tile of a sum of products computed by the target's matrix instructions (tensor
+   * cores: CUDA's WMMA), one tile per subgroup of 32 lanes (a new iname `lane` on `l.0`).
+   * ```ts
+   * kernel`...`.split('i', 16).split('j', 16).split('k', 16).tensorize({ m: 'i_inner', n: 'j_inner', k: 'k_inner' })
+   * ```
+   */
+  tensorize<const L extends string = 'lane'>(
+    tile: { readonly m: I; readonly n: I; readonly k: I },
+    options: TensorizeOptions & { readonly laneIname?: L } = {},
+  ): KernelBuilder<I | L, S> {
+    return this.derive((k) => tensorize(k, tile, options));
   }
 
   /** `precompute`: evaluate a substitution rule over the footprint of its uses into a temporary first. */

@@ -1,0 +1,132 @@
+/**
+ * HGEMM on tensor cores: c = a·b with a and b in float16 and c in float32, the plain kernel
+ * `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))` transformed until each subgroup (a warp)
+ * computes its tiles with matrix instructions (`tensorize`):
+ *
+ *  - a work-group computes a block of `warpsM·regM·16` rows by `warpsN·regN·16` columns of c;
+ *    its warps lie on l.2 (rows) and l.1 (columns), their 32 lanes on l.0;
+ *  - each warp holds `regM`×`regN` accumulator tiles of 16x16 (ILP copies of one tensor tile);
+ *  - k advances `tileK` at a time; both panels are staged in local memory, their lines padded
+ *    by 8 halves so that the warps' tile loads spread over the memory banks.
+ *
+ * Only targets with matrix instructions (CUDA) run it; others refuse it with a LoomError.
+ * ```ts
+ * const knl = hgemmKernel(4096, HGEMM_DEFAULT);
+ * ```
+ */
+import {
+  addDtypes,
+  addPrefetch,
+  fixParameters,
+  makeKernel,
+  prioritizeLoops,
+  splitIname,
+  tagArrayAxes,
+  tensorize,
+  type LoopKernel,
+} from '@loom/core';
+
+/** How an HGEMM kernel is tiled. */
+export interface HgemmConfig {
+  /** Warps of a work-group along the rows (l.2) and the columns (l.1) of its block of c. */
+  readonly warpsM: number;
+  readonly warpsN: number;
+  /** 16x16 tiles each warp holds along the rows and the columns. */
+  readonly regM: number;
+  readonly regN: number;
+  /** Elements of k staged in local memory at a time (a multiple of 32). */
+  readonly tileK: number;
+  /** Halves added to each line of the staged panels (0: none). */
+  readonly padding: number;
+}
+
+/** 128x128 blocks of 8 warps, each 64x32, k by 32. */
+export const HGEMM_DEFAULT: HgemmConfig = { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8 };
+
+/** A few configurations around the default, for the benchmark to choose among. */
+export const HGEMM_CONFIGS: readonly HgemmConfig[] = [
+  HGEMM_DEFAULT,
+  { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 8 },
+  { warpsM: 4, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8 },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 64, padding: 8 },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 0 },
+];
+
+/** `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))`, a and b float16, c float32, n x n. */
+export function plainHgemm(): LoopKernel {
+  const knl = makeKernel(
+    '{ [i, j, k]: 0 <= i < n and 0 <= j < n and 0 <= k < n }',
+    'c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))',
+    undefined,
+    { name: 'hgemm' },
+  );
+  return addDtypes(knl, { a: 'float16', b: 'float16', c: 'float32' });
+}
+
+/** The block of c a work-group computes: rows and columns. */
+export function hgemmBlock(config: HgemmConfig): { rows: number; columns: number } {
+  return { rows: config.warpsM * config.regM * 16, columns: config.warpsN * config.regN * 16 };
+}
+
+/** The HGEMM kernel for n x n matrices (n a multiple of the block and of tileK). */
+export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
+  const { warpsM, warpsN, regM, regN, tileK, padding } = config;
+  const block = hgemmBlock(config);
+  if (n % block.rows || n % block.columns || n % tileK || tileK % 32)
+    throw new Error(
+      `hgemmKernel: n = ${n} is not a multiple of the ${block.rows}x${block.columns} block and of tileK ${tileK}`,
+    );
+  let knl = fixParameters(plainHgemm(), { n });
+  knl = splitIname(knl, 'i', block.rows, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'i_inner', regM * 16, { outerTag: 'l.2', outerIname: 'i_warp', innerIname: 'i_in' });
+  knl = splitIname(knl, 'i_in', 16, { outerTag: 'ilp', outerIname: 'i_reg', innerIname: 'i_tile' });
+  knl = splitIname(knl, 'j', block.columns, { outerTag: 'g.0' });
+  knl = splitIname(knl, 'j_inner', regN * 16, { outerTag: 'l.1', outerIname: 'j_warp', innerIname: 'j_in' });
+  knl = splitIname(knl, 'j_in', 16, { outerTag: 'ilp', outerIname: 'j_reg', innerIname: 'j_tile' });
+  knl = splitIname(knl, 'k', tileK);
+  knl = splitIname(knl, 'k_inner', 16, { outerIname: 'k_step', innerIname: 'k_tile' });
+  knl = addPrefetch(knl, 'a', ['i_warp', 'i_reg', 'i_tile', 'k_step', 'k_tile'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['i_outer', 'k_outer'],
+  });
+  knl = addPrefetch(knl, 'b', ['k_step', 'k_tile', 'j_warp', 'j_reg', 'j_tile'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['j_outer', 'k_outer'],
+  });
+  // each panel's lines over the 32 lanes (l.0) and its rows over the warps (l.2, l.1), the rest in sequence
+  const warps = warpsM * warpsN;
+  for (const [fetch, columns] of [
+    ['a', tileK],
+    ['b', block.columns],
+  ] as const) {
+    knl = splitIname(knl, `${fetch}_dim_1`, 32, {
+      innerTag: 'l.0',
+      outerIname: `${fetch}_col_seq`,
+      innerIname: `${fetch}_col`,
+    });
+    knl = splitIname(knl, `${fetch}_dim_0`, warps, { outerIname: `${fetch}_row_seq`, innerIname: `${fetch}_row` });
+    knl = splitIname(knl, `${fetch}_row`, warpsN, { outerTag: 'l.2', innerTag: 'l.1' });
+    knl = prioritizeLoops(knl, `${fetch}_row_seq,${fetch}_col_seq`);
+    if (padding) knl = tagArrayAxes(knl, `${fetch}_fetch`, `stride:${columns + padding},stride:1`);
+  }
+  knl = prioritizeLoops(knl, 'k_outer,k_step');
+  return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' });
+}
+
+/** a·b's entry (i, j) from float16 bits, in float64 (exact products), and the sum of the magnitudes. */
+export function hgemmEntry(
+  a: Float32Array,
+  b: Float32Array,
+  n: number,
+  i: number,
+  j: number,
+): { value: number; magnitude: number } {
+  let value = 0;
+  let magnitude = 0;
+  for (let p = 0; p < n; p++) {
+    const term = a[i * n + p] * b[p * n + j];
+    value += term;
+    magnitude += Math.abs(term);
+  }
+  return { value, magnitude };
+}

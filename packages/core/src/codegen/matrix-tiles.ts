@@ -1,0 +1,291 @@
+/**
+ * A tensor tile's instructions (`tensorize`) as matrix instructions of the program AST: the
+ * accumulator filled, a product of two tiles added to it, the accumulator stored. What only a
+ * target knows is checked here, before any code is written: that it has matrix instructions of
+ * the tile's shape and dtypes, that every tile in memory has one axis contiguous with the other
+ * a constant, 16-byte multiple apart and starts aligned (what CUDA's `load_matrix_sync` needs),
+ * that the domain does not cut a tile at an edge, and that whole subgroups run each instruction.
+ */
+import type { DType } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { int, type Expr, type Subscript } from '../expr/nodes.ts';
+import { fromLinear, printExpr, substitute, toLinear } from '../expr/index.ts';
+import { Linear } from '../linear.ts';
+import type { BasicSet } from '../sets/index.ts';
+import { domainOf } from '../kernel/domains.ts';
+import type { Instruction, LoopKernel, TensorAxis } from '../kernel/model.ts';
+import { ilpRange } from '../preprocess/privatize-ilp.ts';
+import type { Fragment, MatrixOp, MatrixOperand, Stmt } from './ast.ts';
+import { constraintsToCondition, withDim } from './conditions.ts';
+import type { MatrixShape, MatrixSupport } from './target.ts';
+
+/** Bytes between rows of a tile in memory must be a multiple of this, and a tile's start aligned to twice it. */
+const ROW_ALIGNMENT = 16;
+const TILE_ALIGNMENT = 32;
+
+/** What the device kernel builder knows that a matrix instruction needs. */
+export interface MatrixContext {
+  readonly knl: LoopKernel;
+  /** The target's matrix instructions, and its name for messages. */
+  readonly support: MatrixSupport;
+  readonly target: string;
+  /** The dtype of every array and name. */
+  readonly types: ReadonlyMap<string, DType>;
+  /** An array element's flat index, as the builder writes it (`a[i, j]` → `a[n*i + j]`). */
+  readonly flatten: (e: Expr) => Expr;
+  /** Index arithmetic simplified as the builder simplifies it. */
+  readonly simplify: (e: Expr) => Expr;
+  /** The work-group's size on local axis 0. */
+  readonly lanesAxisSize: Expr;
+  /** Local temporaries a matrix instruction reads or writes whole (declared aligned, in their own dtype). */
+  readonly operands: Set<string>;
+}
+
+/** The matrix instruction that tensor-tile instruction `insn` is, under the guard it needs. */
+export function matrixStatement(ctx: MatrixContext, insn: Instruction, enforced: BasicSet): Stmt[] {
+  const { knl, support } = ctx;
+  const where = `instruction '${insn.id}' (a tensor tile: tensorize)`;
+  if ('refused' in support) throw new LoomError(`${where} cannot run on the ${ctx.target} target: ${support.refused}`);
+  const tile = tileInames(knl, insn);
+  const lanes = ctx.lanesAxisSize;
+  if (lanes.kind !== 'int' || lanes.value % support.lanes !== 0)
+    throw new LoomError(
+      `${where}: the work-group's local axis 0 has ${printExpr(lanes)} work-items, which must be a multiple of ${support.lanes}, so that whole subgroups run each matrix instruction`,
+    );
+  if (insn.predicates.length)
+    throw new LoomError(`${where} has predicates; a matrix instruction runs in every lane of its subgroup or in none`);
+  const op = matrixOp(ctx, insn, tile, where);
+  const stmt: Stmt = { kind: 'matrix', op, insnId: insn.id };
+  const guard = tileGuard(knl, insn, tile, enforced, where);
+  return [guard ? { kind: 'if', condition: guard, then: stmt } : stmt];
+}
+
+/** The tile's inames an instruction is inside, by axis, with their extents. */
+type TileInames = Partial<Record<TensorAxis, { readonly iname: string; readonly extent: number }>>;
+
+function tileInames(knl: LoopKernel, insn: Instruction): TileInames {
+  const tile: Record<string, { iname: string; extent: number }> = {};
+  for (const n of insn.withinInames) {
+    const tag = knl.inameTags.get(n);
+    if (tag?.kind !== 'tensor') continue;
+    if (tile[tag.axis])
+      throw new LoomError(
+        `instruction '${insn.id}' is inside two tile inames of axis ${tag.axis}: '${tile[tag.axis].iname}' and '${n}'`,
+      );
+    const { lo, hi } = ilpRange(knl, n);
+    if (lo !== 0) throw new LoomError(`tile iname '${n}' must start at 0`);
+    tile[tag.axis] = { iname: n, extent: hi + 1 };
+  }
+  return tile;
+}
+
+/**
+ * The guard of a tile instruction: the domain's conditions on the inames outside the tile. A
+ * condition on a tile iname would cut the tile, which one instruction computes whole.
+ */
+function tileGuard(knl: LoopKernel, insn: Instruction, tile: TileInames, enforced: BasicSet, where: string) {
+  const domain = domainOf(knl, insn.withinInames, false, false);
+  let context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
+  for (const t of Object.values(tile)) {
+    const v = Linear.variable(t.iname);
+    context = context.addConstraints([
+      { kind: 'ge', expr: v },
+      { kind: 'ge', expr: Linear.constant(t.extent - 1).sub(v) },
+    ]);
+  }
+  const gisted = domain.gist(context);
+  const inTile = Object.values(tile).map((t) => t.iname);
+  const cut = gisted.constraints.find((c) => inTile.some((n) => c.expr.dependsOn(n)));
+  if (cut)
+    throw new LoomError(
+      `${where}: the domain cuts the tile (${cut.expr.toString()} ${cut.kind === 'eq' ? '=' : '>='} 0), which one matrix instruction computes whole; make the sizes multiples of the tile (fixParameters, or assumptions such as 'n mod 16 = 0')`,
+    );
+  return constraintsToCondition(gisted, insn);
+}
+
+/** Which of fill, multiply and store the instruction is. */
+function matrixOp(ctx: MatrixContext, insn: Instruction, tile: TileInames, where: string): MatrixOp {
+  const { knl } = ctx;
+  const accumulatorOf = (e: Expr): Subscript | undefined =>
+    e.kind === 'subscript' && knl.temporaries.get(e.array)?.matrixAccumulator === true ? e : undefined;
+  const assignee = insn.assignees[0];
+  const value = insn.expression;
+  const form = (what: string): never => {
+    throw new LoomError(
+      `${where} is ${what}; a tensor tile's instructions are 'acc[m, n] = 0', 'acc[m, n] = acc[m, n] + a[.., m, .., k, ..] * b[.., k, .., n, ..]' and 'c[.., m, .., n, ..] = acc[m, n]'`,
+      insn.span,
+    );
+  };
+  if (insn.kind !== 'assign' || !assignee || !value) return form('no assignment');
+  const m = tile.m ?? form('outside a tile iname of axis m');
+  const n = tile.n ?? form('outside a tile iname of axis n');
+  const written = accumulatorOf(assignee);
+  if (written) {
+    const accumulatorShape = (k: number) => fragment(ctx, written, m, n, k, where);
+    if (value.kind === 'binary' && value.op === '+' && accumulatorOf(value.left)?.array === written.array) {
+      const k = tile.k ?? form('a sum outside a tile iname of axis k');
+      const product = value.right;
+      if (product.kind !== 'binary' || product.op !== '*') return form(`'${printExpr(value)}'`);
+      const factors = [product.left, product.right].map((f) => elementRead(f) ?? form(`'${printExpr(value)}'`));
+      const uses = (s: Subscript, i: string) => s.indices.some((x) => toLinear(x)?.dependsOn(i) ?? true);
+      const a = factors.find((f) => uses(f, m.iname) && !uses(f, n.iname));
+      const b = factors.find((f) => uses(f, n.iname) && !uses(f, m.iname));
+      if (!a || !b || a === b) return form(`'${printExpr(value)}'`);
+      const acc = accumulatorShape(k.extent);
+      const shape = supportedShape(ctx, acc, a, where);
+      const operandA = operand(ctx, a, m.iname, k.iname, shape.operand, where);
+      const operandB = operand(ctx, b, k.iname, n.iname, shape.operand, where);
+      return { kind: 'multiply', accumulator: acc, a: operandA, b: operandB };
+    }
+    if (tile.k) return form('a sum that is not the accumulator plus a product');
+    let literal = value;
+    while (literal.kind === 'cast') literal = literal.operand;
+    if (literal.kind !== 'int' && literal.kind !== 'float')
+      return form(`'${printExpr(value)}' (an accumulator is filled with a constant)`);
+    return { kind: 'fill', accumulator: accumulatorShape(tileReduction(knl, written.array)), value: literal };
+  }
+  let stored = value;
+  while (stored.kind === 'cast') stored = stored.operand;
+  const read = accumulatorOf(stored);
+  if (!read || tile.k) return form(`'${printExpr(value)}'`);
+  if (assignee.kind !== 'subscript') return form(`'${printExpr(assignee)}' written whole`);
+  const acc = fragment(ctx, read, m, n, tileReduction(knl, read.array), where);
+  const dtype = ctx.types.get(assignee.array)!;
+  if (dtype !== acc.dtype)
+    throw new LoomError(
+      `${where} stores the ${acc.dtype} accumulator into '${assignee.array}' of ${dtype}; a matrix instruction stores the accumulator's own dtype (store it into an array of ${acc.dtype} and convert that)`,
+      insn.span,
+    );
+  return { kind: 'store', accumulator: acc, c: operand(ctx, assignee, m.iname, n.iname, dtype, where) };
+}
+
+/** The `k` of the products an accumulator adds up: the extent of the tile iname of axis k where it is multiplied into. */
+function tileReduction(knl: LoopKernel, accumulator: string): number {
+  for (const insn of knl.instructions) {
+    const a = insn.assignees[0];
+    if (a?.kind !== 'subscript' || a.array !== accumulator) continue;
+    const k = insn.withinInames.find((n) => {
+      const tag = knl.inameTags.get(n);
+      return tag?.kind === 'tensor' && tag.axis === 'k';
+    });
+    if (k) return ilpRange(knl, k).hi + 1;
+  }
+  throw new LoomError(`the accumulator '${accumulator}' of a tensor tile is never multiplied into`);
+}
+
+/** The fragment an access of the accumulator names: the tile's axes last, one fragment per index of the axes before. */
+function fragment(
+  ctx: MatrixContext,
+  access: Subscript,
+  m: { iname: string; extent: number },
+  n: { iname: string; extent: number },
+  k: number,
+  where: string,
+): Fragment {
+  const count = access.indices.length;
+  const last = access.indices.slice(count - 2);
+  const names = last.map((x) => (x.kind === 'var' ? x.name : undefined));
+  if (count < 2 || names[0] !== m.iname || names[1] !== n.iname)
+    throw new LoomError(
+      `${where}: the accumulator is read as ${printExpr(access)}; its last two indices must be the tile's inames '${m.iname}' and '${n.iname}'`,
+    );
+  // with the tile's axes last and row-major, the flat index at the tile's first element counts whole tiles
+  const first = ctx.flatten({ ...access, indices: [...access.indices.slice(0, count - 2), int(0), int(0)] });
+  const flat = first.kind === 'subscript' ? first.indices[0] : int(0);
+  const elements = m.extent * n.extent;
+  const linear = toLinear(flat);
+  if (!linear || linear.constant % elements !== 0 || [...linear.coeffs.values()].some((c) => c % elements !== 0))
+    throw new LoomError(`${where}: the accumulator's tiles do not lie ${elements} elements apart (${printExpr(flat)})`);
+  const index = fromLinear(linear.scale(1 / elements));
+  return { name: access.array, index, shape: { m: m.extent, n: n.extent, k }, dtype: ctx.types.get(access.array)! };
+}
+
+/** The target's matrix instruction for an accumulator and the dtype of a factor. */
+function supportedShape(ctx: MatrixContext, acc: Fragment, factor: Subscript, where: string): MatrixShape {
+  const support = ctx.support as Exclude<MatrixSupport, { refused: string }>;
+  const operandType = ctx.types.get(factor.array)!;
+  const { m, n, k } = acc.shape;
+  const fits = support.shapes.filter((s) => s.m === m && s.n === n && s.k === k);
+  const shape = fits.find((s) => s.operand === operandType && s.accumulators.includes(acc.dtype));
+  if (shape) return shape;
+  const known = support.shapes
+    .map((s) => `${s.m}x${s.n}x${s.k} of ${s.operand} into ${s.accumulators.join(' or ')}`)
+    .join('; ');
+  throw new LoomError(
+    `${where}: the ${ctx.target} target has no matrix instruction for a ${m}x${n}x${k} tile of ${operandType} into ${acc.dtype} (it has: ${known})`,
+  );
+}
+
+/** The array element a factor reads, through conversions. */
+function elementRead(e: Expr): Subscript | undefined {
+  let x = e;
+  while (x.kind === 'cast') x = x.operand;
+  return x.kind === 'subscript' ? x : undefined;
+}
+
+/**
+ * A tile in memory, with rows along `row` and columns along `col`: where it starts, which of
+ * its axes is contiguous, and how far apart the other's lines are.
+ */
+function operand(
+  ctx: MatrixContext,
+  access: Subscript,
+  row: string,
+  col: string,
+  dtype: DType,
+  where: string,
+): MatrixOperand {
+  const { knl } = ctx;
+  const temporary = knl.temporaries.get(access.array);
+  const arg = knl.arg(access.array);
+  if (temporary ? temporary.addressSpace !== 'local' : arg?.kind !== 'global')
+    throw new LoomError(
+      `${where}: '${access.array}' is ${temporary ? `a ${temporary.addressSpace} temporary` : `a ${arg?.kind} argument`}; matrix instructions load and store tiles of global arrays and local temporaries`,
+    );
+  if (ctx.types.get(access.array) !== dtype)
+    throw new LoomError(
+      `${where}: '${access.array}' holds ${ctx.types.get(access.array)}, where the matrix instruction needs ${dtype}`,
+    );
+  if (temporary) ctx.operands.add(access.array);
+  const flat = ctx.flatten(access);
+  const index = flat.kind === 'subscript' ? flat.indices[0] : int(0);
+  const at = (r: number, c: number) =>
+    substitute(
+      index,
+      new Map([
+        [row, int(r)],
+        [col, int(c)],
+      ]),
+    );
+  const linear = toLinear(index);
+  const first = ctx.simplify(at(0, 0));
+  const firstLinear = toLinear(first);
+  if (!linear || !firstLinear)
+    throw new LoomError(
+      `${where}: the tile of '${access.array}' is at ${printExpr(index)}, which is not affine in the tile's inames with constant coefficients; its lines must lie a constant distance apart (fix the sizes: fixParameters)`,
+    );
+  const rowStride = linear.coeff(row);
+  const colStride = linear.coeff(col);
+  const layout = colStride === 1 ? 'row' : rowStride === 1 ? 'col' : undefined;
+  if (!layout)
+    throw new LoomError(
+      `${where}: the tile of '${access.array}' has neither its rows nor its columns contiguous (${printExpr(index)}: ${rowStride} between rows, ${colStride} between columns)`,
+    );
+  const leading = layout === 'row' ? rowStride : colStride;
+  const bytes = elementBytes(dtype);
+  if ((leading * bytes) % ROW_ALIGNMENT !== 0)
+    throw new LoomError(
+      `${where}: the lines of the tile of '${access.array}' lie ${leading} elements apart, which is not a multiple of ${ROW_ALIGNMENT} bytes (pad the array)`,
+    );
+  const aligned = TILE_ALIGNMENT / bytes;
+  if (firstLinear.constant % aligned !== 0 || [...firstLinear.coeffs.values()].some((c) => c % aligned !== 0))
+    throw new LoomError(
+      `${where}: the tile of '${access.array}' starts at ${printExpr(first)}, which is not always a multiple of ${aligned} elements (${TILE_ALIGNMENT} bytes) as matrix loads and stores need`,
+    );
+  return { array: access.array, offset: first, leading, layout, dtype };
+}
+
+function elementBytes(dtype: DType): number {
+  const bits = /(\d+)$/.exec(dtype)?.[1];
+  return bits ? Number(bits) / 8 : 1;
+}

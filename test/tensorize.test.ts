@@ -1,0 +1,236 @@
+/**
+ * tensorize: a tile of a sum of products computed by the target's matrix instructions (tensor
+ * cores). Checked on what the transformation writes (three instructions on an accumulator, the
+ * tile's inames tagged, a lane iname on l.0), on the CUDA C it becomes (WMMA's fragments, loads,
+ * products and stores, local panels aligned and held as halves), on HGEMM's values against plain
+ * JavaScript on every device with matrix instructions, on the refusal everywhere else, and on its
+ * errors: forms it cannot take, and tiles code generation cannot place (cut at an edge, strides
+ * known only at launch, a float32 accumulator stored into halves).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  addDtypes,
+  assume,
+  float16Bits,
+  float16Value,
+  fixParameters,
+  generateCode,
+  LoomError,
+  makeKernel,
+  run,
+  splitIname,
+  tagInames,
+  targetFacts,
+  tensorize,
+  type LoopKernel,
+} from '@loom/core';
+import { kernel } from '@loom/dsl';
+import { cudaTarget } from '@loom/codegen-cuda';
+import { openclTarget } from '@loom/codegen-opencl';
+import { wgslTarget } from '@loom/codegen-wgsl';
+import { jsTarget } from '@loom/codegen-js';
+import { HGEMM_CONFIGS, hgemmEntry, hgemmKernel, plainHgemm } from '../examples/hgemm.ts';
+import { testDevices } from './support/devices.ts';
+
+/** The simplest tensor tile: one warp a 16x16 tile of c, k in steps of 16, straight from global memory. */
+function oneTilePerWarp(n: number): LoopKernel {
+  let knl = fixParameters(plainHgemm(), { n });
+  knl = splitIname(knl, 'i', 16, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'j', 16, { outerTag: 'g.0' });
+  knl = splitIname(knl, 'k', 16);
+  return tensorize(knl, { m: 'i_inner', n: 'j_inner', k: 'k_inner' });
+}
+
+/** n x n float16 values in [-1, 1): their bits for the device, their values for the check. */
+function halves(n: number, seed: number): { bits: Uint16Array; values: Float32Array } {
+  const bits = new Uint16Array(n * n);
+  const values = new Float32Array(n * n);
+  let state = seed;
+  for (let k = 0; k < n * n; k++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    bits[k] = float16Bits(state / 2 ** 31 - 1);
+    values[k] = float16Value(bits[k]);
+  }
+  return { bits, values };
+}
+
+test('tensorize writes the accumulator three ways and tags the tile', () => {
+  const knl = oneTilePerWarp(64);
+  const ids = knl.instructions.map((i) => i.id);
+  assert.equal(ids, ['insn_init', 'insn_update', 'insn']);
+  assert.equal(knl.inameTags.get('i_inner'), { kind: 'tensor', axis: 'm' });
+  assert.equal(knl.inameTags.get('j_inner'), { kind: 'tensor', axis: 'n' });
+  assert.equal(knl.inameTags.get('k_inner'), { kind: 'tensor', axis: 'k' });
+  assert.equal(knl.inameTags.get('lane'), { kind: 'local', axis: 0 });
+  const text = knl.toString();
+  assert.match(text, 'acc[i_inner, j_inner] = 0');
+  assert.match(text, 'acc[i_inner, j_inner] = acc[i_inner, j_inner] + float32(a[');
+  assert.match(text, 'c[16*i_outer + i_inner, 16*j_outer + j_inner] = acc[i_inner, j_inner]');
+  assert.equal(knl.temporaries.get('acc')?.matrixAccumulator, true);
+  // every lane runs the tile's instructions; the product runs in k_outer too
+  assert.ok(knl.instructions.every((i) => i.withinInames.includes('lane')));
+  assert.ok(knl.instruction('insn_update').withinInames.includes('k_outer'));
+  assert.not.ok(knl.instruction('insn_init').withinInames.includes('k_outer'));
+});
+
+test('the builder verb is the same transformation', () => {
+  const built = kernel(
+    '{ [i, j, k]: 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 64 }',
+    'c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))',
+    { name: 'hgemm' },
+  )
+    .dtypes({ a: 'float16', b: 'float16', c: 'float32' })
+    .split('i', 16, { outer: 'g.1' })
+    .split('j', 16, { outer: 'g.0' })
+    .split('k', 16)
+    .tensorize({ m: 'i_inner', n: 'j_inner', k: 'k_inner' }).kernel;
+  assert.is(generateCode(built, cudaTarget()).code, generateCode(oneTilePerWarp(64), cudaTarget()).code);
+  assert.match(generateCode(built, cudaTarget()).code, 'wmma::mma_sync(acc[0], loom_a_tile, loom_b_tile, acc[0]);');
+});
+
+test('CUDA C: fragments, tile loads and stores at their offsets, panels in local memory aligned and held as halves', () => {
+  const simple = generateCode(oneTilePerWarp(64), cudaTarget()).code;
+  assert.match(simple, '#include <mma.h>');
+  assert.match(simple, 'wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[1];');
+  assert.match(simple, 'wmma::fill_fragment(acc[0], 0.0f);');
+  assert.match(simple, 'wmma::load_matrix_sync(loom_a_tile, a + (1024 * bIdx(y) + 16 * k_outer), 64);');
+  assert.match(simple, 'wmma::load_matrix_sync(loom_b_tile, b + (1024 * k_outer + 16 * bIdx(x)), 64);');
+  assert.match(
+    simple,
+    'wmma::store_matrix_sync(c + (1024 * bIdx(y) + 16 * bIdx(x)), acc[0], 64, wmma::mem_row_major);',
+  );
+  assert.match(simple, '__launch_bounds__(32)');
+  // b read transposed (b[j, k]): its tile's columns are contiguous
+  let transposed = makeKernel(
+    '{ [i, j, k]: 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 64 }',
+    'c[i, j] = sum(k, float32(a[i, k]) * float32(b[j, k]))',
+  );
+  transposed = addDtypes(transposed, { a: 'float16', b: 'float16', c: 'float32' });
+  transposed = splitIname(transposed, 'i', 16, { outerTag: 'g.1' });
+  transposed = splitIname(transposed, 'j', 16, { outerTag: 'g.0' });
+  transposed = splitIname(transposed, 'k', 16);
+  const colMajor = generateCode(tensorize(transposed, { m: 'i_inner', n: 'j_inner', k: 'k_inner' }), cudaTarget()).code;
+  assert.match(colMajor, 'wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> loom_b_tile;');
+  assert.match(colMajor, 'wmma::load_matrix_sync(loom_b_tile, b + (1024 * bIdx(x) + 16 * k_outer), 64);');
+  const tiled = generateCode(hgemmKernel(256, HGEMM_CONFIGS[1]), cudaTarget()).code;
+  assert.match(tiled, '__shared__ __align__(32) __half a_fetch[2552];');
+  assert.match(tiled, 'wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4];');
+  assert.match(tiled, 'wmma::load_matrix_sync(loom_a_tile, a_fetch + (1280 * tIdx(z) + 16 * k_step + 640), 40);');
+  // the panels are written as halves, and read by the loads whole
+  assert.match(tiled, 'a_fetch[40 * (');
+  assert.match(tiled, '] = __float2half_rn(__half2float(a[');
+});
+
+test('targets without matrix instructions refuse a tensor tile before any code is written', () => {
+  for (const target of [openclTarget(), wgslTarget(), jsTarget()]) {
+    assert.equal('refused' in targetFacts(target).matrixInstructions, true);
+    assert.throws(
+      () => generateCode(oneTilePerWarp(64), target),
+      (e: Error) => e instanceof LoomError && /insn_init.*tensorize.*it has no matrix instructions/.test(e.message),
+    );
+  }
+});
+
+test('tensorize refuses what is not a tile of a sum of products', () => {
+  const split = (body: string) => {
+    let knl = makeKernel('{ [i, j, k]: 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 64 }', body);
+    knl = addDtypes(knl, { a: 'float16', b: 'float16' });
+    for (const n of ['i', 'j', 'k']) knl = splitIname(knl, n, 16);
+    return knl;
+  };
+  const tile = { m: 'i_inner', n: 'j_inner', k: 'k_inner' };
+  const refuses = (f: () => unknown, message: RegExp) =>
+    assert.throws(f, (e: Error) => e instanceof LoomError && message.test(e.message), String(message));
+  refuses(() => tensorize(split('c[i, j] = sum(k, a[i, k] + b[k, j])'), tile), /not a sum of products.*no product/);
+  refuses(() => tensorize(split('c[i, j] = max(k, a[i, k] * b[k, j])'), tile), /'max' reduction/);
+  refuses(
+    () => tensorize(split('c[i, j] = sum(k, a[i, k] * b[i, j])'), tile),
+    /one factor must be indexed by 'i_inner' and 'k_inner'/,
+  );
+  refuses(() => tensorize(split('c[i, j] = a[i, j] * b[i, j]'), tile), /no instruction is a reduction over 'k_inner'/);
+  refuses(() => tensorize(split('c[i, j] = sum(k, a[i, k] * b[k, j])'), { ...tile, m: 'q' }), /unknown iname 'q'/);
+  refuses(
+    () => tensorize(splitIname(splitIname(plainHgemm(), 'j', 16), 'k', 16), { ...tile, m: 'i' }),
+    /'m' iname 'i' runs from 0 to n - 1; it must run over constants from 0/,
+  );
+  refuses(
+    () => tensorize(tagInames(split('c[i, j] = sum(k, a[i, k] * b[k, j])'), { i_inner: 'l.0' }), tile),
+    /'i_inner' is tagged l.0/,
+  );
+  refuses(
+    () => tensorize(tagInames(split('c[i, j] = sum(k, a[i, k] * b[k, j])'), { i_outer: 'l.0' }), tile),
+    /runs inside 'i_outer' \(l.0\)/,
+  );
+});
+
+test('code generation refuses tiles it cannot place: cut at an edge, strides known only at launch, a float32 accumulator stored as halves', () => {
+  const refuses = (knl: LoopKernel, message: RegExp) =>
+    assert.throws(
+      () => generateCode(knl, cudaTarget()),
+      (e: Error) => e instanceof LoomError && message.test(e.message),
+      String(message),
+    );
+  const tiled = (knl: LoopKernel) => {
+    let k = splitIname(knl, 'i', 16, { outerTag: 'g.1' });
+    k = splitIname(k, 'j', 16, { outerTag: 'g.0' });
+    k = splitIname(k, 'k', 16);
+    return tensorize(k, { m: 'i_inner', n: 'j_inner', k: 'k_inner' });
+  };
+  refuses(tiled(fixParameters(plainHgemm(), { n: 40 })), /the domain cuts the tile/);
+  refuses(tiled(plainHgemm()), /the domain cuts the tile.*assumptions such as 'n mod 16 = 0'/);
+  refuses(tiled(assume(plainHgemm(), 'n mod 16 = 0 and n >= 16')), /not affine in the tile's inames.*fixParameters/);
+  const halfOut = addDtypes(
+    makeKernel(
+      '{ [i, j, k]: 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 64 }',
+      'c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))',
+    ),
+    { a: 'float16', b: 'float16', c: 'float16' },
+  );
+  refuses(tiled(halfOut), /stores the float32 accumulator into 'c' of float16/);
+  // 8 x 8 x 8 tiles: no such instruction
+  let small = splitIname(fixParameters(plainHgemm(), { n: 64 }), 'i', 8, { outerTag: 'g.1' });
+  small = splitIname(small, 'j', 8, { outerTag: 'g.0' });
+  small = splitIname(small, 'k', 8);
+  refuses(
+    tensorize(small, { m: 'i_inner', n: 'j_inner', k: 'k_inner' }),
+    /no matrix instruction for a 8x8x8 tile of float16 into float32 \(it has: 16x16x16/,
+  );
+});
+
+for (const device of testDevices()) {
+  const support = targetFacts(device.target).matrixInstructions;
+  if ('refused' in support) {
+    test(`${device.name}: a tensor tile is refused with the reason`, async () => {
+      const a = halves(64, 1);
+      const refusal = await run(oneTilePerWarp(64), device, { a: a.bits, b: a.bits }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      assert.ok(refusal instanceof LoomError, `expected a LoomError, got ${refusal}`);
+      assert.match(refusal.message, support.refused);
+    });
+    continue;
+  }
+  test(`${device.name}: HGEMM on matrix instructions computes the product (one tile a warp, and panels staged in local memory)`, async () => {
+    const n = 256;
+    const a = halves(n, 11);
+    const b = halves(n, 12);
+    const kernels: [string, LoopKernel][] = [
+      ['one tile a warp', oneTilePerWarp(n)],
+      ...HGEMM_CONFIGS.slice(0, 3).map((c): [string, LoopKernel] => [JSON.stringify(c), hgemmKernel(n, c)]),
+    ];
+    for (const [what, knl] of kernels) {
+      const { c } = await run(knl, device, { a: a.bits, b: b.bits });
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) {
+          const { value, magnitude } = hgemmEntry(a.values, b.values, n, i, j);
+          const got = (c as Float32Array)[i * n + j];
+          if (!(Math.abs(got - value) <= 1e-6 * magnitude * Math.sqrt(n) + 1e-6))
+            assert.unreachable(`${what}: c[${i}, ${j}] = ${got}, expected ${value}`);
+        }
+    }
+  });
+}
+
+test.run();
