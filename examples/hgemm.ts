@@ -17,6 +17,7 @@
 import {
   addDtypes,
   addPrefetch,
+  doubleBuffer,
   fixParameters,
   makeKernel,
   prioritizeLoops,
@@ -38,18 +39,28 @@ export interface HgemmConfig {
   readonly tileK: number;
   /** Halves added to each line of the staged panels (0: none). */
   readonly padding: number;
+  /** Both panels filled one step of k ahead, into second buffers (`doubleBuffer`). */
+  readonly doubleBuffered?: boolean;
 }
 
 /** 128x128 blocks of 8 warps, each 64x32, k by 32. */
 export const HGEMM_DEFAULT: HgemmConfig = { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8 };
 
-/** A few configurations around the default, for the benchmark to choose among. */
+/**
+ * A few configurations around the default, for the benchmark to choose among (measured on the
+ * H200: bench/results/hgemm-h200-2026-12-03.jsonl). Double-buffered panels of k by 64 take more
+ * than the 48 KiB of local memory a CUDA block declares statically, and are refused.
+ */
 export const HGEMM_CONFIGS: readonly HgemmConfig[] = [
   HGEMM_DEFAULT,
   { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 8 },
   { warpsM: 4, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8 },
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 64, padding: 8 },
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 0 },
+  { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8 },
+  { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, doubleBuffered: true },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, doubleBuffered: true },
+  { warpsM: 4, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8, doubleBuffered: true },
 ];
 
 /** `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))`, a and b float16, c float32, n x n. */
@@ -109,7 +120,18 @@ export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
     knl = prioritizeLoops(knl, `${fetch}_row_seq,${fetch}_col_seq`);
     if (padding) knl = tagArrayAxes(knl, `${fetch}_fetch`, `stride:${columns + padding},stride:1`);
   }
-  knl = prioritizeLoops(knl, 'k_outer,k_step');
+  if (config.doubleBuffered) {
+    knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer');
+    // each buffer a whole number of padded lines, so that both start aligned for the tile loads
+    for (const [fetch, rows, columns] of [
+      ['a', block.rows, tileK],
+      ['b', tileK, block.columns],
+    ] as const) {
+      const line = columns + padding;
+      knl = tagArrayAxes(knl, `${fetch}_fetch`, `stride:${rows * line},stride:${line},stride:1`);
+    }
+    knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
+  } else knl = prioritizeLoops(knl, 'k_outer,k_step');
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' });
 }
 

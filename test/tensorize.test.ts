@@ -12,6 +12,8 @@ import * as assert from 'uvu/assert';
 import {
   addDtypes,
   assume,
+  checkProgramLimits,
+  COMMON_LIMITS,
   float16Bits,
   float16Value,
   fixParameters,
@@ -86,7 +88,7 @@ test('the builder verb is the same transformation', () => {
     .split('k', 16)
     .tensorize({ m: 'i_inner', n: 'j_inner', k: 'k_inner' }).kernel;
   assert.is(generateCode(built, cudaTarget()).code, generateCode(oneTilePerWarp(64), cudaTarget()).code);
-  assert.match(generateCode(built, cudaTarget()).code, 'wmma::mma_sync(acc[0], loom_a_tile, loom_b_tile, acc[0]);');
+  assert.match(generateCode(built, cudaTarget()).code, 'wmma::mma_sync(acc[0], loom_a_tile0, loom_b_tile0, acc[0]);');
 });
 
 test('CUDA C: fragments, tile loads and stores at their offsets, panels in local memory aligned and held as halves', () => {
@@ -94,8 +96,8 @@ test('CUDA C: fragments, tile loads and stores at their offsets, panels in local
   assert.match(simple, '#include <mma.h>');
   assert.match(simple, 'wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[1];');
   assert.match(simple, 'wmma::fill_fragment(acc[0], 0.0f);');
-  assert.match(simple, 'wmma::load_matrix_sync(loom_a_tile, a + (1024 * bIdx(y) + 16 * k_outer), 64);');
-  assert.match(simple, 'wmma::load_matrix_sync(loom_b_tile, b + (1024 * k_outer + 16 * bIdx(x)), 64);');
+  assert.match(simple, 'wmma::load_matrix_sync(loom_a_tile0, a + (1024 * bIdx(y) + 16 * k_outer), 64);');
+  assert.match(simple, 'wmma::load_matrix_sync(loom_b_tile0, b + (1024 * k_outer + 16 * bIdx(x)), 64);');
   assert.match(
     simple,
     'wmma::store_matrix_sync(c + (1024 * bIdx(y) + 16 * bIdx(x)), acc[0], 64, wmma::mem_row_major);',
@@ -111,15 +113,32 @@ test('CUDA C: fragments, tile loads and stores at their offsets, panels in local
   transposed = splitIname(transposed, 'j', 16, { outerTag: 'g.0' });
   transposed = splitIname(transposed, 'k', 16);
   const colMajor = generateCode(tensorize(transposed, { m: 'i_inner', n: 'j_inner', k: 'k_inner' }), cudaTarget()).code;
-  assert.match(colMajor, 'wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> loom_b_tile;');
-  assert.match(colMajor, 'wmma::load_matrix_sync(loom_b_tile, b + (1024 * bIdx(x) + 16 * k_outer), 64);');
+  assert.match(colMajor, 'wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> loom_b_tile0;');
+  assert.match(colMajor, 'wmma::load_matrix_sync(loom_b_tile0, b + (1024 * bIdx(x) + 16 * k_outer), 64);');
   const tiled = generateCode(hgemmKernel(256, HGEMM_CONFIGS[1]), cudaTarget()).code;
   assert.match(tiled, '__shared__ __align__(32) __half a_fetch[2552];');
   assert.match(tiled, 'wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4];');
-  assert.match(tiled, 'wmma::load_matrix_sync(loom_a_tile, a_fetch + (1280 * tIdx(z) + 16 * k_step + 640), 40);');
-  // the panels are written as halves, and read by the loads whole
+  assert.match(tiled, 'wmma::load_matrix_sync(loom_a_tile1, a_fetch + (1280 * tIdx(z) + 16 * k_step + 640), 40);');
+  // the 2x2 products of a warp's tiles load each of its two a tiles and two b tiles once
+  assert.is(tiled.match(/load_matrix_sync/g)?.length, 4);
+  assert.match(tiled, 'wmma::mma_sync(acc[3], loom_a_tile1, loom_b_tile1, acc[3]);');
+  // the panels are copied as halves, and read by the loads whole
   assert.match(tiled, 'a_fetch[40 * (');
-  assert.match(tiled, '] = __float2half_rn(__half2float(a[');
+  assert.match(tiled, '] = a[256 * (64 * bIdx(y)');
+});
+
+test("an accumulator's fragments count against private memory per lane: each lane holds 1/32 of a tile", () => {
+  // 16 tiles of 16x16 floats: 16 KiB for the subgroup, 512 bytes a lane (8 KiB is the limit)
+  const program = generateCode(hgemmKernel(256, HGEMM_CONFIGS[5]), cudaTarget()).program;
+  checkProgramLimits(program, COMMON_LIMITS, 'a device');
+  const acc =
+    program.kernels[0].body.kind === 'block'
+      ? program.kernels[0].body.body.find((s) => s.kind === 'declare' && s.matrix)
+      : undefined;
+  assert.equal(acc?.kind === 'declare' ? [acc.length, acc.matrix] : undefined, [
+    4096,
+    { m: 16, n: 16, k: 16, lanes: 32 },
+  ]);
 });
 
 test('targets without matrix instructions refuse a tensor tile before any code is written', () => {
@@ -208,7 +227,9 @@ for (const device of testDevices()) {
         (e: Error) => e,
       );
       assert.ok(refusal instanceof LoomError, `expected a LoomError, got ${refusal}`);
-      assert.match(refusal.message, support.refused);
+      // a device without float16 (WebGPU without shader-f16) refuses the halves first
+      const noHalves = targetFacts(device.target).unsupportedDType('float16');
+      assert.match(refusal.message, noHalves === undefined ? support.refused : 'float16');
     });
     continue;
   }
@@ -218,7 +239,10 @@ for (const device of testDevices()) {
     const b = halves(n, 12);
     const kernels: [string, LoopKernel][] = [
       ['one tile a warp', oneTilePerWarp(n)],
-      ...HGEMM_CONFIGS.slice(0, 3).map((c): [string, LoopKernel] => [JSON.stringify(c), hgemmKernel(n, c)]),
+      ...HGEMM_CONFIGS.filter((c, k) => k < 3 || c.doubleBuffered).map((c): [string, LoopKernel] => [
+        JSON.stringify(c),
+        hgemmKernel(n, c),
+      ]),
     ];
     for (const [what, knl] of kernels) {
       const { c } = await run(knl, device, { a: a.bits, b: b.bits });

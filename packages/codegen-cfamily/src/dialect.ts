@@ -217,6 +217,11 @@ export interface HalfStorageSpelling {
   store(array: string, index: string, value: string): string;
   /** The helper rounding a float (or, `fromDouble`, a double) to float16, as a float: its name and definition. */
   round(fromDouble: boolean): { readonly name: string; readonly definition: string };
+  /**
+   * The statement copying the half `from[fromIndex]` into the half `to[toIndex]` as it is, where
+   * the language can move a half without converting it (CUDA's `__half`); absent: through a float.
+   */
+  copy?(to: string, toIndex: string, from: string, fromIndex: string): string;
 }
 
 /** How a language spells vector types. */

@@ -23,4 +23,4 @@ export { helperName, type HelperKind } from './arithmetic-helpers.ts';
 export { KEEP_ROLLED } from './unroll-guard.ts';
 export { printSubgroupCall, type ShuffleMode, type SubgroupSink, type SubgroupSpelling } from './subgroups.ts';
 export { C_MATH_FUNCTIONS } from './math-names.ts';
-export { printMatrixOp, type MatrixSpelling, type PrintedTile } from './matrix.ts';
+export { printMatrixOp, type MatrixSpelling, type PrintedProduct, type PrintedTile } from './matrix.ts';

@@ -4,7 +4,7 @@
  * `wmma`), this module hands it each operand printed (a pointer to the tile's first element,
  * the distance between its lines, its layout and element type).
  */
-import { unreachable, type Fragment, type MatrixOp, type MatrixOperand } from '@loom/core';
+import { InternalError, unreachable, type Fragment, type MatrixOp, type MatrixOperand } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 
 /** A tile in memory, printed: where it starts, how far apart its lines are, which axis is contiguous. */
@@ -18,41 +18,80 @@ export interface PrintedTile {
   readonly type: string;
 }
 
+/** One product of a run: the fragment it adds to (printed: `acc[0]`) and its tiles' indices in the run's lists. */
+export interface PrintedProduct {
+  readonly fragment: string;
+  readonly a: number;
+  readonly b: number;
+}
+
 /** How a C-family language spells matrix instructions (absent where it has none: core refuses them first). */
 export interface MatrixSpelling {
   /** The declaration of an array of `count` accumulator fragments of `shape` and element type `type`. */
   fragments(name: string, shape: Fragment['shape'], type: string, count: number): string;
   /** Fragment `fragment` (printed: `acc[0]`) set to `value`. */
   fill(fragment: string, value: string): string[];
-  /** `fragment += a * b` for tiles `a` (m×k) and `b` (k×n) in memory. */
-  multiply(fragment: string, shape: Fragment['shape'], a: PrintedTile, b: PrintedTile): string[];
+  /**
+   * A run of products `fragment += a * b`, each of tiles `a` (m×k) and `b` (k×n) in memory from
+   * the lists `as` and `bs`, which hold each distinct tile once: it is loaded once.
+   */
+  multiply(
+    shape: Fragment['shape'],
+    as: readonly PrintedTile[],
+    bs: readonly PrintedTile[],
+    products: readonly PrintedProduct[],
+  ): string[];
   /** Fragment `fragment` stored into tile `c`. */
   store(fragment: string, c: PrintedTile): string[];
   /** What aligns a local array for matrix loads, with its trailing space (`__align__(32) `). */
   readonly alignedLocal: string;
 }
 
-/** The lines of one matrix instruction. */
-export function printMatrixOp(op: MatrixOp, printer: CExpressionPrinter, spelling: MatrixSpelling): string[] {
+/** The lines of one matrix instruction, or of a run of products (all `multiply`, of one shape). */
+export function printMatrixOp(
+  ops: readonly MatrixOp[],
+  printer: CExpressionPrinter,
+  spelling: MatrixSpelling,
+): string[] {
   printer.usesMatrix = true;
-  const fragment = `${op.accumulator.name}[${printer.print(op.accumulator.index, 'int32')}]`;
+  const fragmentOf = (op: MatrixOp) => `${op.accumulator.name}[${printer.print(op.accumulator.index, 'int32')}]`;
   const tile = (t: MatrixOperand): PrintedTile => ({
     pointer: `${t.array} + (${printer.print(t.offset, 'int32')})`,
     leading: t.leading,
     layout: t.layout,
     type: printer.dialect.type(t.dtype),
   });
+  const op = ops[0];
+  if (ops.length > 1 && ops.some((o) => o.kind !== 'multiply'))
+    throw new InternalError('only products of tiles are printed as a run');
   switch (op.kind) {
     case 'fill':
       // a float16 accumulator is filled from a float (as the language converts it)
       return spelling.fill(
-        fragment,
+        fragmentOf(op),
         printer.print(op.value, op.accumulator.dtype === 'float16' ? 'float32' : op.accumulator.dtype),
       );
-    case 'multiply':
-      return spelling.multiply(fragment, op.accumulator.shape, tile(op.a), tile(op.b));
+    case 'multiply': {
+      const as: PrintedTile[] = [];
+      const bs: PrintedTile[] = [];
+      const indexIn = (list: PrintedTile[], t: PrintedTile) => {
+        const found = list.findIndex(
+          (x) => x.pointer === t.pointer && x.leading === t.leading && x.layout === t.layout,
+        );
+        return found >= 0 ? found : list.push(t) - 1;
+      };
+      const products = (ops as Extract<MatrixOp, { kind: 'multiply' }>[]).map((o) => {
+        if (
+          o.accumulator.shape !== op.accumulator.shape &&
+          JSON.stringify(o.accumulator.shape) !== JSON.stringify(op.accumulator.shape)
+        )
+          throw new InternalError('a run of products of tiles of different shapes');
+        return { fragment: fragmentOf(o), a: indexIn(as, tile(o.a)), b: indexIn(bs, tile(o.b)) };
+      });
+      return spelling.multiply(op.accumulator.shape, as, bs, products);
+    }
     case 'store':
-      return spelling.store(fragment, tile(op.c));
+      return spelling.store(fragmentOf(op), tile(op.c));
     default:
       return unreachable(op, 'matrix instruction');
   }

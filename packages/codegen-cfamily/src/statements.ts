@@ -21,13 +21,48 @@ import { printMatrixOp } from './matrix.ts';
 
 const INDENT = '  ';
 
+/**
+ * The lines of a sequence of statements at indentation `depth`. A run of products of tiles (the
+ * ILP copies of one tensor tile) is printed as one, so that each tile they read is loaded once.
+ */
+export function printStatements(statements: readonly Stmt[], printer: CExpressionPrinter, depth: number): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < statements.length; ) {
+    if (!isProduct(statements[k])) {
+      out.push(...printStmt(statements[k], printer, depth));
+      k++;
+      continue;
+    }
+    let end = k + 1;
+    while (end < statements.length && isProduct(statements[end])) end++;
+    const run = statements.slice(k, end) as Extract<Stmt, { kind: 'matrix' }>[];
+    out.push(...printMatrixOps(run, printer).map((line) => `${INDENT.repeat(depth)}${line}`));
+    k = end;
+  }
+  return out;
+}
+
+const isProduct = (s: Stmt) => s.kind === 'matrix' && s.op.kind === 'multiply';
+
+/** Matrix instructions, in the dialect's spelling (refused before code generation where the target has none). */
+function printMatrixOps(run: readonly Extract<Stmt, { kind: 'matrix' }>[], printer: CExpressionPrinter): string[] {
+  const spelling = printer.dialect.matrix;
+  if (!spelling)
+    throw new InternalError(`${printer.dialect.language} has no matrix instructions (instruction '${run[0].insnId}')`);
+  return printMatrixOp(
+    run.map((s) => s.op),
+    printer,
+    spelling,
+  );
+}
+
 /** The lines of statement `s` at indentation `depth`. */
 export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): string[] {
   const pad = INDENT.repeat(depth);
   const { dialect } = printer;
   switch (s.kind) {
     case 'block':
-      return [`${pad}{`, ...s.body.flatMap((x) => printStmt(x, printer, depth + 1)), `${pad}}`];
+      return [`${pad}{`, ...printStatements(s.body, printer, depth + 1), `${pad}}`];
     case 'for': {
       const lower = printBound(s.lower, printer);
       const upper = printBound(s.upper, printer);
@@ -44,6 +79,20 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
     case 'assign': {
       if (s.atomic) return [`${pad}${printAtomic(s.target, s.value, s.dtype, s.insnId, printer)}`];
       const target = s.target;
+      const source = s.value;
+      if (
+        target.kind === 'subscript' &&
+        source.kind === 'subscript' &&
+        dialect.halfStorage.copy &&
+        printer.halfBuffers.has(target.array) &&
+        printer.halfBuffers.has(source.array)
+      ) {
+        // a half copied from a half buffer into another (a tile staged in local memory) moves as it is
+        const to = printer.print(target.indices[0], 'int32');
+        return [
+          `${pad}${dialect.halfStorage.copy(target.array, to, source.array, printer.print(source.indices[0], 'int32'))}`,
+        ];
+      }
       if (target.kind === 'subscript' && printer.halfBuffers.has(target.array)) {
         // a half buffer without half arithmetic: the float value (a float16 already) stored as half
         const value = printer.print(s.value, 'float16');
@@ -110,12 +159,8 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       return [`${pad}/* ${commentText(s.text)} */`];
     case 'device-call':
       return [`${pad}${s.function}(${s.args.map((a) => printer.print(a)).join(', ')});`];
-    case 'matrix': {
-      // refused before code generation where the target states no matrixInstructions
-      if (!dialect.matrix)
-        throw new InternalError(`${dialect.language} has no matrix instructions (instruction '${s.insnId}')`);
-      return printMatrixOp(s.op, printer, dialect.matrix).map((line) => `${pad}${line}`);
-    }
+    case 'matrix':
+      return printMatrixOps([s], printer).map((line) => `${pad}${line}`);
     default:
       return unreachable(s, 'statement');
   }

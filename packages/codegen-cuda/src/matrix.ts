@@ -1,9 +1,10 @@
 /**
  * Tensor tiles (`tensorize`) in CUDA C: the warp-wide matrix functions of `mma.h` (`nvcuda::wmma`,
- * named `wmma` by the prelude). An accumulator is an array of `wmma::fragment`s; a product loads
- * its two tiles into fragments of their own and adds them with `mma_sync`.
+ * named `wmma` by the prelude). An accumulator is an array of `wmma::fragment`s; a run of products
+ * loads each of its distinct tiles into a fragment of its own once, then adds each product with
+ * `mma_sync`.
  */
-import type { MatrixSpelling } from '@loom/codegen-cfamily';
+import type { MatrixSpelling, PrintedTile } from '@loom/codegen-cfamily';
 import type { MatrixShape } from '@loom/core';
 
 /** The tiles WMMA multiplies in half precision (sm_70 and later), into float or half accumulators. */
@@ -15,17 +16,25 @@ export const CUDA_MATRIX_SHAPES: readonly MatrixShape[] = [
 
 const layout = (l: 'row' | 'col') => `wmma::${l}_major`;
 
+/** The fragments of a run's tiles of one side, declared and loaded. */
+function loaded(side: 'a' | 'b', shape: { m: number; n: number; k: number }, tiles: readonly PrintedTile[]): string[] {
+  return tiles.flatMap((t, k) => [
+    `  wmma::fragment<wmma::matrix_${side}, ${shape.m}, ${shape.n}, ${shape.k}, ${t.type}, ${layout(t.layout)}> loom_${side}_tile${k};`,
+    `  wmma::load_matrix_sync(loom_${side}_tile${k}, ${t.pointer}, ${t.leading});`,
+  ]);
+}
+
 export const cudaMatrix: MatrixSpelling = {
   fragments: (name, { m, n, k }, type, count) =>
     `wmma::fragment<wmma::accumulator, ${m}, ${n}, ${k}, ${type}> ${name}[${count}];`,
   fill: (fragment, value) => [`wmma::fill_fragment(${fragment}, ${value});`],
-  multiply: (fragment, { m, n, k }, a, b) => [
+  multiply: (shape, as, bs, products) => [
     '{',
-    `  wmma::fragment<wmma::matrix_a, ${m}, ${n}, ${k}, ${a.type}, ${layout(a.layout)}> loom_a_tile;`,
-    `  wmma::fragment<wmma::matrix_b, ${m}, ${n}, ${k}, ${b.type}, ${layout(b.layout)}> loom_b_tile;`,
-    `  wmma::load_matrix_sync(loom_a_tile, ${a.pointer}, ${a.leading});`,
-    `  wmma::load_matrix_sync(loom_b_tile, ${b.pointer}, ${b.leading});`,
-    `  wmma::mma_sync(${fragment}, loom_a_tile, loom_b_tile, ${fragment});`,
+    ...loaded('a', shape, as),
+    ...loaded('b', shape, bs),
+    ...products.map(
+      ({ fragment, a, b }) => `  wmma::mma_sync(${fragment}, loom_a_tile${a}, loom_b_tile${b}, ${fragment});`,
+    ),
     '}',
   ],
   store: (fragment, c) => [

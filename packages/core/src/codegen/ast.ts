@@ -60,8 +60,11 @@ export type Stmt =
       readonly initializer?: readonly number[];
       /** Accessed atomically (loopy's `for_atomic`): the target's atomic type, reads atomic loads. */
       readonly forAtomic?: boolean;
-      /** A tensor tile's accumulator: `length / (m * n)` fragments of that shape (`MatrixOp`). */
-      readonly matrix?: Fragment['shape'];
+      /**
+       * A tensor tile's accumulator: `length / (m * n)` fragments of that shape (`MatrixOp`), each
+       * spread over the registers of `lanes` work-items.
+       */
+      readonly matrix?: Fragment['shape'] & { readonly lanes: number };
       /** Read whole tiles at a time by matrix instructions: aligned as they need, held in its own dtype. */
       readonly matrixOperand?: boolean;
     }

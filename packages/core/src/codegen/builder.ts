@@ -76,7 +76,10 @@ export class DeviceKernelBuilder {
   /** Local temporaries matrix instructions read or write whole. */
   private readonly matrixOperands = new Set<string>();
   /** The shape of each tensor tile accumulator, from the matrix instructions that use it. */
-  private readonly fragmentShapes = new Map<string, { readonly m: number; readonly n: number; readonly k: number }>();
+  private readonly fragmentShapes = new Map<
+    string,
+    { readonly m: number; readonly n: number; readonly k: number; readonly lanes: number }
+  >();
   /**
    * `simplify` over the kernel's index names, remembering each node: the copies of an unrolled
    * loop share every sub-expression but those of the lane (an 8x8 register tile has 64).
@@ -450,7 +453,8 @@ export class DeviceKernelBuilder {
     );
     for (const s of statements) {
       const op = s.kind === 'matrix' ? s.op : s.kind === 'if' && s.then.kind === 'matrix' ? s.then.op : undefined;
-      if (op) this.fragmentShapes.set(op.accumulator.name, op.accumulator.shape);
+      const lanes = this.matrix && !('refused' in this.matrix.support) ? this.matrix.support.lanes : 1;
+      if (op) this.fragmentShapes.set(op.accumulator.name, { ...op.accumulator.shape, lanes });
     }
     return statements;
   }

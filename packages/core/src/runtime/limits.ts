@@ -169,7 +169,9 @@ function declaredMemory(kernel: KernelFunction, lengthOf?: (length: Expr) => num
     const elements = typeof length === 'number' ? length : (lengthOf?.(length) ?? 0);
     const name =
       typeof length === 'number' ? `'${s.name}'` : `'${s.name}' (${printExpr(length)} = ${elements} elements)`;
-    const bytes = elements * byteSize(s.dtype);
+    // a tensor tile's accumulator is spread over the registers of a subgroup's lanes
+    const share = 'matrix' in s && s.matrix ? s.matrix.lanes : 1;
+    const bytes = (elements * byteSize(s.dtype)) / share;
     if (s.addressSpace === 'private') {
       out.private += bytes;
       out.privateNames.push(name);
