@@ -44,6 +44,29 @@ function oneTilePerWarp(n: number): LoopKernel {
   return tensorize(knl, { m: 'i_inner', n: 'j_inner', k: 'k_inner' });
 }
 
+/** All in float16: c = a·b summed in a float16 accumulator, one tile a warp. */
+function halfAccumulator(n: number): LoopKernel {
+  let knl = makeKernel('{ [i, j, k]: 0 <= i, j, k < n }', 'c[i, j] = sum(k, a[i, k] * b[k, j])', undefined, {
+    name: 'hgemm_half',
+  });
+  knl = fixParameters(addDtypes(knl, { a: 'float16', b: 'float16', c: 'float16' }), { n });
+  knl = splitIname(knl, 'i', 16, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'j', 16, { outerTag: 'g.0' });
+  knl = splitIname(knl, 'k', 16);
+  return tensorize(knl, { m: 'i_inner', n: 'j_inner', k: 'k_inner' });
+}
+
+/** n x n small integers (-2 to 2) as float16 bits: every product and sum of 64 of them is exact in float16. */
+function smallIntegers(n: number, seed: number): { bits: Uint16Array; values: Int32Array } {
+  const bits = new Uint16Array(n * n);
+  const values = new Int32Array(n * n);
+  for (let k = 0; k < n * n; k++) {
+    values[k] = ((k * 7 + seed * 13) % 5) - 2;
+    bits[k] = float16Bits(values[k]);
+  }
+  return { bits, values };
+}
+
 /** n x n float16 values in [-1, 1): their bits for the device, their values for the check. */
 function halves(n: number, seed: number): { bits: Uint16Array; values: Float32Array } {
   const bits = new Uint16Array(n * n);
@@ -103,6 +126,10 @@ test('CUDA C: fragments, tile loads and stores at their offsets, panels in local
     'wmma::store_matrix_sync(c + (1024 * bIdx(y) + 16 * bIdx(x)), acc[0], 64, wmma::mem_row_major);',
   );
   assert.match(simple, '__launch_bounds__(32)');
+  // a float16 sum: a float16 accumulator, stored into the halves of c
+  const half = generateCode(halfAccumulator(64), cudaTarget()).code;
+  assert.match(half, 'wmma::fragment<wmma::accumulator, 16, 16, 16, __half> acc[1];');
+  assert.match(half, 'wmma::store_matrix_sync(c + (1024 * bIdx(y) + 16 * bIdx(x)), acc[0], 64, wmma::mem_row_major);');
   // b read transposed (b[j, k]): its tile's columns are contiguous
   let transposed = makeKernel(
     '{ [i, j, k]: 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 64 }',
@@ -244,6 +271,17 @@ for (const device of testDevices()) {
         hgemmKernel(n, c),
       ]),
     ];
+    // a float16 accumulator, on small integers: every product and partial sum exact, in any order
+    const ia = smallIntegers(64, 1);
+    const ib = smallIntegers(64, 2);
+    const { c: halfC } = await run(halfAccumulator(64), device, { a: ia.bits, b: ib.bits });
+    for (let i = 0; i < 64; i++)
+      for (let j = 0; j < 64; j++) {
+        let sum = 0;
+        for (let p = 0; p < 64; p++) sum += ia.values[i * 64 + p] * ib.values[p * 64 + j];
+        const got = float16Value((halfC as Uint16Array)[i * 64 + j]);
+        if (got !== sum) assert.unreachable(`float16 accumulator: c[${i}, ${j}] = ${got}, expected ${sum}`);
+      }
     for (const [what, knl] of kernels) {
       const { c } = await run(knl, device, { a: a.bits, b: b.bits });
       for (let i = 0; i < n; i++)
