@@ -41,6 +41,8 @@ export interface HgemmConfig {
   readonly padding: number;
   /** Both panels filled one step of k ahead, into second buffers (`doubleBuffer`). */
   readonly doubleBuffered?: boolean;
+  /** Each work-item copies 8 consecutive halves (16 bytes) of a panel at a time. */
+  readonly wideCopies?: boolean;
 }
 
 /** 128x128 blocks of 8 warps, each 64x32, k by 32. */
@@ -61,6 +63,11 @@ export const HGEMM_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, doubleBuffered: true },
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, doubleBuffered: true },
   { warpsM: 4, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8, doubleBuffered: true },
+  { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, wideCopies: true },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, wideCopies: true },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 64, padding: 8, wideCopies: true },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, wideCopies: true, doubleBuffered: true },
+  { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, wideCopies: true, doubleBuffered: true },
 ];
 
 /** `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))`, a and b float16, c float32, n x n. */
@@ -104,20 +111,12 @@ export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
     temporaryAddressSpace: 'local',
     fetchOuterInames: ['j_outer', 'k_outer'],
   });
-  // each panel's lines over the 32 lanes (l.0) and its rows over the warps (l.2, l.1), the rest in sequence
   const warps = warpsM * warpsN;
-  for (const [fetch, columns] of [
-    ['a', tileK],
-    ['b', block.columns],
+  for (const [fetch, rows, columns] of [
+    ['a', block.rows, tileK],
+    ['b', tileK, block.columns],
   ] as const) {
-    knl = splitIname(knl, `${fetch}_dim_1`, 32, {
-      innerTag: 'l.0',
-      outerIname: `${fetch}_col_seq`,
-      innerIname: `${fetch}_col`,
-    });
-    knl = splitIname(knl, `${fetch}_dim_0`, warps, { outerIname: `${fetch}_row_seq`, innerIname: `${fetch}_row` });
-    knl = splitIname(knl, `${fetch}_row`, warpsN, { outerTag: 'l.2', innerTag: 'l.1' });
-    knl = prioritizeLoops(knl, `${fetch}_row_seq,${fetch}_col_seq`);
+    knl = config.wideCopies ? wideFetch(knl, fetch, rows, columns, config) : narrowFetch(knl, fetch, warps, warpsN);
     if (padding) knl = tagArrayAxes(knl, `${fetch}_fetch`, `stride:${columns + padding},stride:1`);
   }
   if (config.doubleBuffered) {
@@ -133,6 +132,52 @@ export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' });
+}
+
+/** A panel's lines over the 32 lanes (l.0), one half each, its rows over the warps (l.2, l.1), the rest in sequence. */
+function narrowFetch(knl: LoopKernel, fetch: 'a' | 'b', warps: number, warpsN: number): LoopKernel {
+  knl = splitIname(knl, `${fetch}_dim_1`, 32, {
+    innerTag: 'l.0',
+    outerIname: `${fetch}_col_seq`,
+    innerIname: `${fetch}_col`,
+  });
+  knl = splitIname(knl, `${fetch}_dim_0`, warps, { outerIname: `${fetch}_row_seq`, innerIname: `${fetch}_row` });
+  knl = splitIname(knl, `${fetch}_row`, warpsN, { outerTag: 'l.2', innerTag: 'l.1' });
+  return prioritizeLoops(knl, `${fetch}_row_seq,${fetch}_col_seq`);
+}
+
+/**
+ * A panel copied 8 halves (16 bytes) a work-item at a time: each line in chunks of 8 (unrolled,
+ * which the CUDA printer merges into one move), 32 lines over the lanes (l.0), and the chunks and
+ * the groups of 32 lines over the warps (l.2, l.1), the rest in sequence.
+ */
+function wideFetch(knl: LoopKernel, fetch: 'a' | 'b', rows: number, columns: number, config: HgemmConfig): LoopKernel {
+  const { warpsM, warpsN } = config;
+  const chunks = columns / 8;
+  const groups = rows / 32;
+  knl = splitIname(knl, `${fetch}_dim_1`, 8, {
+    innerTag: 'unr',
+    outerIname: `${fetch}_chunk`,
+    innerIname: `${fetch}_half`,
+  });
+  knl = splitIname(knl, `${fetch}_dim_0`, 32, {
+    innerTag: 'l.0',
+    outerIname: `${fetch}_group`,
+    innerIname: `${fetch}_line`,
+  });
+  const overWarps = (iname: string, count: number, tag: string) =>
+    splitIname(knl, iname, count, { innerTag: tag, outerIname: `${iname}_seq`, innerIname: `${iname}_warp` });
+  if (chunks % (warpsM * warpsN) === 0) {
+    knl = overWarps(`${fetch}_chunk`, warpsM * warpsN, 'for');
+    knl = splitIname(knl, `${fetch}_chunk_warp`, warpsN, { outerTag: 'l.2', innerTag: 'l.1' });
+  } else if (chunks % warpsN === 0 && groups % warpsM === 0) {
+    knl = overWarps(`${fetch}_chunk`, warpsN, 'l.1');
+    knl = overWarps(`${fetch}_group`, warpsM, 'l.2');
+  } else
+    throw new Error(
+      `hgemmKernel: the ${rows}x${columns} panel of ${fetch} does not spread over ${warpsM}x${warpsN} warps in chunks of 8`,
+    );
+  return knl;
 }
 
 /** a·b's entry (i, j) from float16 bits, in float64 (exact products), and the sum of the magnitudes. */

@@ -168,6 +168,23 @@ test("an accumulator's fragments count against private memory per lane: each lan
   ]);
 });
 
+test('CUDA C: 8 unrolled copies of consecutive halves at a multiple of 8 are one 16-byte move, others stay copies', () => {
+  const copy = (shift: number) => {
+    let knl = makeKernel('{ [i]: 0 <= i < 256 }', `out[i] = a[i + ${shift}]`);
+    knl = addDtypes(knl, { a: 'float16', out: 'float16' });
+    knl = splitIname(knl, 'i', 8, { innerTag: 'unr', outerTag: 'l.0' });
+    return generateCode(knl, cudaTarget()).code;
+  };
+  assert.match(copy(0), '*(uint4 *) (out + (8 * tIdx(x))) = *(uint4 const *) (a + (8 * tIdx(x)));');
+  assert.match(copy(8), '*(uint4 *) (out + (8 * tIdx(x))) = *(uint4 const *) (a + (8 * tIdx(x) + 8));');
+  // a start one half off a 16-byte boundary: eight copies
+  const shifted = copy(1);
+  assert.not.match(shifted, 'uint4');
+  assert.is(shifted.match(/out\[8 \* tIdx\(x\)( \+ \d)?\] = a\[/g)?.length, 8);
+  const wide = generateCode(hgemmKernel(256, HGEMM_CONFIGS.find((c) => c.wideCopies)!), cudaTarget()).code;
+  assert.is(wide.match(/\*\(uint4 \*\) \((a|b)_fetch/g)?.length, 2);
+});
+
 test('targets without matrix instructions refuse a tensor tile before any code is written', () => {
   for (const target of [openclTarget(), wgslTarget(), jsTarget()]) {
     assert.equal('refused' in targetFacts(target).matrixInstructions, true);
@@ -245,6 +262,17 @@ test('code generation refuses tiles it cannot place: cut at an edge, strides kno
 });
 
 for (const device of testDevices()) {
+  if (targetFacts(device.target).unsupportedDType('float16') === undefined)
+    test(`${device.name}: copies of halves, merged into 16-byte moves where aligned, copy what they say`, async () => {
+      const a = halves(17, 5).bits.subarray(0, 264);
+      for (const shift of [0, 8, 1]) {
+        let knl = makeKernel('{ [i]: 0 <= i < 256 }', `out[i] = a[i + ${shift}]`);
+        knl = addDtypes(knl, { a: 'float16', out: 'float16' });
+        knl = splitIname(knl, 'i', 8, { innerTag: 'unr', outerTag: 'l.0' });
+        const { out } = await run(knl, device, { a: a.subarray(0, 256 + shift) });
+        assert.equal([...(out as Uint16Array)], [...a.subarray(shift, shift + 256)], `shift ${shift}`);
+      }
+    });
   const support = targetFacts(device.target).matrixInstructions;
   if ('refused' in support) {
     test(`${device.name}: a tensor tile is refused with the reason`, async () => {
@@ -266,7 +294,7 @@ for (const device of testDevices()) {
     const b = halves(n, 12);
     const kernels: [string, LoopKernel][] = [
       ['one tile a warp', oneTilePerWarp(n)],
-      ...HGEMM_CONFIGS.filter((c, k) => k < 3 || c.doubleBuffered).map((c): [string, LoopKernel] => [
+      ...HGEMM_CONFIGS.filter((c, k) => k < 3 || c.doubleBuffered || c.wideCopies).map((c): [string, LoopKernel] => [
         JSON.stringify(c),
         hgemmKernel(n, c),
       ]),

@@ -222,6 +222,11 @@ export interface HalfStorageSpelling {
    * the language can move a half without converting it (CUDA's `__half`); absent: through a float.
    */
   copy?(to: string, toIndex: string, from: string, fromIndex: string): string;
+  /**
+   * The statement copying 8 halves (16 bytes) from `from[fromIndex]` on into `to[toIndex]` on, both
+   * 16-byte aligned, as one move (wide-copies.ts); absent: one half at a time.
+   */
+  copyWide?(to: string, toIndex: string, from: string, fromIndex: string): string;
 }
 
 /** How a language spells vector types. */

@@ -23,7 +23,7 @@ import {
 } from '@loom/core';
 import type { CDialect, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
-import { printStmt } from './statements.ts';
+import { printStatements } from './statements.ts';
 import { structDeclarations } from './structs.ts';
 
 /** How a program is printed, beyond its dialect. */
@@ -140,7 +140,7 @@ function printFunction(f: DeviceFunction, printer: CExpressionPrinter): string {
   return [
     printer.dialect.functionDeclaration(f.name, params),
     '{',
-    ...statementsOf(f.body).flatMap((s) => printStmt(s, printer, 1)),
+    ...printStatements(statementsOf(f.body), printer, 1),
     '}',
   ].join('\n');
 }
@@ -210,7 +210,7 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: st
     '{',
     ...(carved.length ? dialect.localArrayPrologue!(carved).map((line) => `  ${line}`) : []),
     ...(printer.images.size ? dialect.images!.prologue.map((line) => `  ${line}`) : []),
-    ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)),
+    ...printStatements(statementsOf(k.body), printer, 1),
     '}',
   ].join('\n');
   return { text, declaration };

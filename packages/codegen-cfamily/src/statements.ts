@@ -18,16 +18,24 @@ import { PRECEDENCE, paren } from './precedence.ts';
 import { printTraceLine } from './trace.ts';
 import { accumulatesMinMax } from './unroll-guard.ts';
 import { printMatrixOp } from './matrix.ts';
+import { printWideCopy, wideCopyAt } from './wide-copies.ts';
 
 const INDENT = '  ';
 
 /**
  * The lines of a sequence of statements at indentation `depth`. A run of products of tiles (the
- * ILP copies of one tensor tile) is printed as one, so that each tile they read is loaded once.
+ * ILP copies of one tensor tile) is printed as one, so that each tile they read is loaded once,
+ * and a run of 8 copies of consecutive halves as one 16-byte move where the language has one.
  */
 export function printStatements(statements: readonly Stmt[], printer: CExpressionPrinter, depth: number): string[] {
   const out: string[] = [];
   for (let k = 0; k < statements.length; ) {
+    const wide = wideCopyAt(statements, k, printer);
+    if (wide) {
+      out.push(`${INDENT.repeat(depth)}${printWideCopy(statements, k, printer)}`);
+      k += wide;
+      continue;
+    }
     if (!isProduct(statements[k])) {
       out.push(...printStmt(statements[k], printer, depth));
       k++;
