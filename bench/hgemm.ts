@@ -1,15 +1,22 @@
 /**
- * HGEMM on tensor cores: c = a·b, a and b float16, c float32 (n x n), the plain kernel made to
- * use matrix instructions by `tensorize` (examples/hgemm.ts), each configuration of
- * HGEMM_CONFIGS timed and checked, the fastest reported. TFLOP/s = 2n^3 / time. Only devices
- * with matrix instructions (CUDA) run it; on the others the kernel is refused (a notice).
- * bench/torch_hgemm.py times torch.matmul in half precision (cuBLAS on the tensor cores) in the
- * same run for the reference.
+ * Matrix products on tensor cores, the plain kernel made to use matrix instructions by
+ * `tensorize` (examples/hgemm.ts): HGEMM (a and b float16, c float32) over HGEMM_CONFIGS, and
+ * SGEMM with its factors rounded to TF32 over TF32_CONFIGS (n x n), each configuration timed and
+ * checked, the fastest reported. TFLOP/s = 2n^3 / time. Only devices with matrix instructions
+ * (CUDA) run it; on the others the kernel is refused (a notice). bench/torch_hgemm.py times
+ * torch.matmul in half precision and with TF32 (cuBLAS on the tensor cores) for the reference.
  *
  *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda]
  */
 import { DeviceArray, float16Bits, float16Value, LoomError, prepareLaunch } from '@loom/core';
-import { hgemmEntry, hgemmKernel, HGEMM_CONFIGS, type HgemmConfig } from '../examples/hgemm.ts';
+import {
+  HGEMM_CONFIGS,
+  hgemmEntry,
+  hgemmKernel,
+  TF32_CONFIGS,
+  tf32Kernel,
+  type HgemmConfig,
+} from '../examples/hgemm.ts';
 import { pseudoRandom } from '../examples/matmul.ts';
 import { listFlag, parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
@@ -32,16 +39,24 @@ function halfMatrix(n: number, seed: number): { bits: Uint16Array; values: Float
   return { bits, values };
 }
 
+/** The two products: float16 factors, and float32 factors rounded to TF32 (2^-11 relative each). */
+const MODES = [
+  { name: 'hgemm (tensor cores)', dtype: 'float16', configs: HGEMM_CONFIGS, kernel: hgemmKernel, tolerance: 1e-6 },
+  { name: 'sgemm tf32 (tensor cores)', dtype: 'float32', configs: TF32_CONFIGS, kernel: tf32Kernel, tolerance: 2e-3 },
+] as const;
+type Mode = (typeof MODES)[number];
+
 /** Seconds per launch of one configuration, after checking 64 entries of c; undefined where refused. */
 async function timeConfig(
   d: BenchDevice,
   n: number,
+  mode: Mode,
   config: HgemmConfig,
   data: { a: DeviceArray; b: DeviceArray; c: DeviceArray; hostA: Float32Array; hostB: Float32Array },
 ): Promise<number | undefined> {
   let prepared: Awaited<ReturnType<typeof prepareLaunch>>;
   try {
-    prepared = await prepareLaunch(hgemmKernel(n, config), d.device, { a: data.a, b: data.b, c: data.c });
+    prepared = await prepareLaunch(mode.kernel(n, config), d.device, { a: data.a, b: data.b, c: data.c });
   } catch (e) {
     if (e instanceof LoomError) {
       progress(`  ${d.backend}: ${(e as Error).message}`);
@@ -57,9 +72,10 @@ async function timeConfig(
       const i = s === 0 ? 0 : s === 1 ? n - 1 : (s * 7919) % n;
       const j = s === 0 ? 0 : s === 1 ? n - 1 : (s * 104729 + 13) % n;
       const { value, magnitude } = hgemmEntry(data.hostA, data.hostB, n, i, j);
-      // exact products, float32 sums in the tensor cores' order
-      if (!(Math.abs(c[i * n + j] - value) <= 1e-6 * magnitude * Math.sqrt(n) + 1e-6))
-        throw new Error(`hgemm ${JSON.stringify(config)}: c[${i}, ${j}] is ${c[i * n + j]}, expected ${value}`);
+      // exact products of halves (or of factors rounded to TF32), float32 sums in the tensor cores' order
+      const bound = mode.tolerance * magnitude + 1e-6 * magnitude * Math.sqrt(n) + 1e-6;
+      if (!(Math.abs(c[i * n + j] - value) <= bound))
+        throw new Error(`${mode.name} ${JSON.stringify(config)}: c[${i}, ${j}] is ${c[i * n + j]}, expected ${value}`);
     }
     return seconds;
   } finally {
@@ -69,37 +85,40 @@ async function timeConfig(
 
 for (const d of await openDevices(options.backends)) {
   reporter.info('device', { bench: 'hgemm', backend: d.backend, device: d.device.name });
-  for (const n of sizes) {
-    const a = halfMatrix(n, 1);
-    const b = halfMatrix(n, 2);
-    const data = {
-      a: await DeviceArray.from(d.device, a.bits, 'float16', [n, n]),
-      b: await DeviceArray.from(d.device, b.bits, 'float16', [n, n]),
-      c: await DeviceArray.from(d.device, new Float32Array(n * n), 'float32', [n, n]),
-      hostA: a.values,
-      hostB: b.values,
-    };
-    let best: { seconds: number; config: HgemmConfig } | undefined;
-    for (const config of HGEMM_CONFIGS) {
-      const seconds = await timeConfig(d, n, config, data);
-      if (seconds === undefined) break;
-      progress(
-        `  ${d.backend} hgemm ${n} ${JSON.stringify(config)}: ${((2 * n ** 3) / seconds / 1e12).toFixed(1)} TFLOP/s`,
-      );
-      if (!best || seconds < best.seconds) best = { seconds, config };
+  for (const mode of MODES)
+    for (const n of sizes) {
+      const a = halfMatrix(n, 1);
+      const b = halfMatrix(n, 2);
+      // TF32's factors are the float32 values of the same halves (exact in float32)
+      const host = (m: typeof a) => (mode.dtype === 'float16' ? m.bits : m.values);
+      const data = {
+        a: await DeviceArray.from(d.device, host(a), mode.dtype, [n, n]),
+        b: await DeviceArray.from(d.device, host(b), mode.dtype, [n, n]),
+        c: await DeviceArray.from(d.device, new Float32Array(n * n), 'float32', [n, n]),
+        hostA: a.values,
+        hostB: b.values,
+      };
+      let best: { seconds: number; config: HgemmConfig } | undefined;
+      for (const config of mode.configs) {
+        const seconds = await timeConfig(d, n, mode, config, data);
+        if (seconds === undefined) continue;
+        progress(
+          `  ${d.backend} ${mode.name} ${n} ${JSON.stringify(config)}: ${((2 * n ** 3) / seconds / 1e12).toFixed(1)} TFLOP/s`,
+        );
+        if (!best || seconds < best.seconds) best = { seconds, config };
+      }
+      for (const x of [data.a, data.b, data.c]) x.release();
+      if (!best) continue;
+      reporter.add({
+        bench: 'matmul',
+        backend: d.backend,
+        case: mode.name,
+        size: n,
+        value: (2 * n ** 3) / best.seconds / 1e12,
+        unit: 'TFLOP/s',
+        device: d.device.name,
+        note: JSON.stringify(best.config),
+      });
     }
-    for (const x of [data.a, data.b, data.c]) x.release();
-    if (!best) continue;
-    reporter.add({
-      bench: 'matmul',
-      backend: d.backend,
-      case: 'hgemm (tensor cores)',
-      size: n,
-      value: (2 * n ** 3) / best.seconds / 1e12,
-      unit: 'TFLOP/s',
-      device: d.device.name,
-      note: JSON.stringify(best.config),
-    });
-  }
 }
-reporter.printTable('HGEMM on tensor cores (float16 in, float32 out)');
+reporter.printTable('Matrix products on tensor cores (float16 or TF32 factors, float32 out)');

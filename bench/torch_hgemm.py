@@ -1,5 +1,6 @@
-"""torch.matmul in half precision (cuBLAS HGEMM on the tensor cores, float32 accumulation), n x n,
-timed with CUDA events: the reference of bench/hgemm.ts. Prints one JSON line per size.
+"""torch.matmul in half precision (cuBLAS HGEMM on the tensor cores, float32 accumulation) and in
+float32 with TF32 allowed, n x n, timed with CUDA events: the references of bench/hgemm.ts. Prints
+one JSON line per case and size.
 
     python3 bench/torch_hgemm.py [--sizes=1024,4096]
 """
@@ -40,6 +41,14 @@ def main():
             calls.append(("hgemm float out", lambda: torch.mm(a, b, out_dtype=torch.float32)))
         except (TypeError, RuntimeError) as e:
             print(f"(no float32 out: {e})", file=sys.stderr)
+        a32, b32 = a.float(), b.float()
+        c32 = torch.empty(n, n, device="cuda", dtype=torch.float32)
+
+        def tf32():
+            torch.backends.cuda.matmul.allow_tf32 = True
+            torch.matmul(a32, b32, out=c32)
+
+        calls.append(("sgemm tf32", tf32))
         for name, call in calls:
             s = seconds_per_call(call)
             print(json.dumps({"bench": "matmul", "backend": "torch", "case": name, "size": n, "value": round(2 * n**3 / s / 1e12, 2), "unit": "TFLOP/s"}))

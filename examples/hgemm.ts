@@ -70,6 +70,14 @@ export const HGEMM_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, wideCopies: true, doubleBuffered: true },
 ];
 
+/** Configurations for TF32 SGEMM: panels of floats take twice the local memory, lines padded by 4 floats. */
+export const TF32_CONFIGS: readonly HgemmConfig[] = [
+  { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 4, wideCopies: true },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4, wideCopies: true },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4 },
+  { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 4, wideCopies: true, doubleBuffered: true },
+];
+
 /** `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))`, a and b float16, c float32, n x n. */
 export function plainHgemm(): LoopKernel {
   const knl = makeKernel(
@@ -86,15 +94,45 @@ export function hgemmBlock(config: HgemmConfig): { rows: number; columns: number
   return { rows: config.warpsM * config.regM * 16, columns: config.warpsN * config.regN * 16 };
 }
 
+/** `c[i, j] = sum(k, a[i, k] * b[k, j])`, all float32, n x n: SGEMM, whose tiles `tf32Kernel` rounds to TF32. */
+export function plainSgemm(): LoopKernel {
+  const knl = makeKernel(
+    '{ [i, j, k]: 0 <= i < n and 0 <= j < n and 0 <= k < n }',
+    'c[i, j] = sum(k, a[i, k] * b[k, j])',
+    undefined,
+    {
+      name: 'sgemm_tf32',
+    },
+  );
+  return addDtypes(knl, { a: 'float32', b: 'float32', c: 'float32' });
+}
+
 /** The HGEMM kernel for n x n matrices (n a multiple of the block and of tileK). */
 export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
+  return tensorMatmul(plainHgemm(), n, config, { kTile: 16, halves: true });
+}
+
+/**
+ * SGEMM on the tensor cores with its factors rounded to TF32 (`tensorize`'s precision: 16x16x8
+ * tiles of floats), tiled as `hgemmKernel` tiles halves. `padding` counts floats.
+ */
+export function tf32Kernel(n: number, config: HgemmConfig): LoopKernel {
+  return tensorMatmul(plainSgemm(), n, config, { kTile: 8, halves: false });
+}
+
+function tensorMatmul(
+  plain: LoopKernel,
+  n: number,
+  config: HgemmConfig,
+  { kTile, halves }: { kTile: number; halves: boolean },
+): LoopKernel {
   const { warpsM, warpsN, regM, regN, tileK, padding } = config;
   const block = hgemmBlock(config);
   if (n % block.rows || n % block.columns || n % tileK || tileK % 32)
     throw new Error(
-      `hgemmKernel: n = ${n} is not a multiple of the ${block.rows}x${block.columns} block and of tileK ${tileK}`,
+      `tensorMatmul: n = ${n} is not a multiple of the ${block.rows}x${block.columns} block and of tileK ${tileK}`,
     );
-  let knl = fixParameters(plainHgemm(), { n });
+  let knl = fixParameters(plain, { n });
   knl = splitIname(knl, 'i', block.rows, { outerTag: 'g.1' });
   knl = splitIname(knl, 'i_inner', regM * 16, { outerTag: 'l.2', outerIname: 'i_warp', innerIname: 'i_in' });
   knl = splitIname(knl, 'i_in', 16, { outerTag: 'ilp', outerIname: 'i_reg', innerIname: 'i_tile' });
@@ -102,7 +140,7 @@ export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
   knl = splitIname(knl, 'j_inner', regN * 16, { outerTag: 'l.1', outerIname: 'j_warp', innerIname: 'j_in' });
   knl = splitIname(knl, 'j_in', 16, { outerTag: 'ilp', outerIname: 'j_reg', innerIname: 'j_tile' });
   knl = splitIname(knl, 'k', tileK);
-  knl = splitIname(knl, 'k_inner', 16, { outerIname: 'k_step', innerIname: 'k_tile' });
+  knl = splitIname(knl, 'k_inner', kTile, { outerIname: 'k_step', innerIname: 'k_tile' });
   knl = addPrefetch(knl, 'a', ['i_warp', 'i_reg', 'i_tile', 'k_step', 'k_tile'], {
     temporaryAddressSpace: 'local',
     fetchOuterInames: ['i_outer', 'k_outer'],
@@ -116,7 +154,9 @@ export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
     ['a', block.rows, tileK],
     ['b', tileK, block.columns],
   ] as const) {
-    knl = config.wideCopies ? wideFetch(knl, fetch, rows, columns, config) : narrowFetch(knl, fetch, warps, warpsN);
+    knl = config.wideCopies
+      ? wideFetch(knl, fetch, rows, columns, halves ? 8 : 4, config)
+      : narrowFetch(knl, fetch, warps, warpsN);
     if (padding) knl = tagArrayAxes(knl, `${fetch}_fetch`, `stride:${columns + padding},stride:1`);
   }
   if (config.doubleBuffered) {
@@ -131,7 +171,7 @@ export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
     }
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
-  return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' });
+  return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, halves ? {} : { precision: 'tf32' });
 }
 
 /** A panel's lines over the 32 lanes (l.0), one half each, its rows over the warps (l.2, l.1), the rest in sequence. */
@@ -147,15 +187,22 @@ function narrowFetch(knl: LoopKernel, fetch: 'a' | 'b', warps: number, warpsN: n
 }
 
 /**
- * A panel copied 8 halves (16 bytes) a work-item at a time: each line in chunks of 8 (unrolled,
- * which the CUDA printer merges into one move), 32 lines over the lanes (l.0), and the chunks and
+ * A panel copied 16 bytes (8 halves, 4 floats: `chunk`) a work-item at a time: each line in chunks
+ * (unrolled, which the CUDA printer merges into one move), 32 lines over the lanes (l.0), and the chunks and
  * the groups of 32 lines over the warps (l.2, l.1), the rest in sequence.
  */
-function wideFetch(knl: LoopKernel, fetch: 'a' | 'b', rows: number, columns: number, config: HgemmConfig): LoopKernel {
+function wideFetch(
+  knl: LoopKernel,
+  fetch: 'a' | 'b',
+  rows: number,
+  columns: number,
+  chunk: number,
+  config: HgemmConfig,
+): LoopKernel {
   const { warpsM, warpsN } = config;
-  const chunks = columns / 8;
+  const chunks = columns / chunk;
   const groups = rows / 32;
-  knl = splitIname(knl, `${fetch}_dim_1`, 8, {
+  knl = splitIname(knl, `${fetch}_dim_1`, chunk, {
     innerTag: 'unr',
     outerIname: `${fetch}_chunk`,
     innerIname: `${fetch}_half`,
@@ -175,7 +222,7 @@ function wideFetch(knl: LoopKernel, fetch: 'a' | 'b', rows: number, columns: num
     knl = overWarps(`${fetch}_group`, warpsM, 'l.2');
   } else
     throw new Error(
-      `hgemmKernel: the ${rows}x${columns} panel of ${fetch} does not spread over ${warpsM}x${warpsN} warps in chunks of 8`,
+      `tensorMatmul: the ${rows}x${columns} panel of ${fetch} does not spread over ${warpsM}x${warpsN} warps in chunks of ${chunk}`,
     );
   return knl;
 }

@@ -32,7 +32,15 @@ import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { jsTarget } from '@loom/codegen-js';
-import { HGEMM_CONFIGS, hgemmEntry, hgemmKernel, plainHgemm } from '../examples/hgemm.ts';
+import {
+  HGEMM_CONFIGS,
+  hgemmEntry,
+  hgemmKernel,
+  plainHgemm,
+  plainSgemm,
+  TF32_CONFIGS,
+  tf32Kernel,
+} from '../examples/hgemm.ts';
 import { testDevices } from './support/devices.ts';
 
 /** The simplest tensor tile: one warp a 16x16 tile of c, k in steps of 16, straight from global memory. */
@@ -185,6 +193,43 @@ test('CUDA C: 8 unrolled copies of consecutive halves at a multiple of 8 are one
   assert.is(wide.match(/\*\(uint4 \*\) \((a|b)_fetch/g)?.length, 2);
 });
 
+test('precision tf32: float32 factors rounded to TF32 in 16x16x8 tiles, said in the kernel and refused for 16x16x16', () => {
+  const tiled = (kTile: number) => {
+    let knl = fixParameters(plainSgemm(), { n: 64 });
+    knl = splitIname(knl, 'i', 16, { outerTag: 'g.1' });
+    knl = splitIname(knl, 'j', 16, { outerTag: 'g.0' });
+    knl = splitIname(knl, 'k', kTile);
+    return tensorize(knl, { m: 'i_inner', n: 'j_inner', k: 'k_inner' }, { precision: 'tf32' });
+  };
+  assert.match(tiled(8).toString(), 'aspace: private matrix accumulator (tf32 factors)');
+  const code = generateCode(tiled(8), cudaTarget()).code;
+  assert.match(code, 'wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> loom_a_tile0;');
+  assert.match(
+    code,
+    'for (int e = 0; e < loom_b_tile0.num_elements; e++) loom_b_tile0.x[e] = wmma::__float_to_tf32(loom_b_tile0.x[e]);',
+  );
+  assert.match(code, 'wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[1];');
+  assert.throws(
+    () => generateCode(tiled(16), cudaTarget()),
+    (e: Error) =>
+      /no matrix instruction for a 16x16x16 tile of float32 rounded to tf32 into float32.*16x16x8 of float32 rounded to tf32/.test(
+        e.message,
+      ),
+  );
+  // without the precision, float32 factors have no matrix instruction: nothing is rounded unasked
+  let plain = fixParameters(plainSgemm(), { n: 64 });
+  for (const n of ['i', 'j']) plain = splitIname(plain, n, 16, { outerTag: n === 'i' ? 'g.1' : 'g.0' });
+  plain = tensorize(splitIname(plain, 'k', 8), { m: 'i_inner', n: 'j_inner', k: 'k_inner' });
+  assert.throws(
+    () => generateCode(plain, cudaTarget()),
+    /no matrix instruction for a 16x16x8 tile of float32 into float32/,
+  );
+  assert.throws(
+    () => tensorize(plain, { m: 'i_outer', n: 'j_outer', k: 'k_outer' }, { precision: 'bf16' as 'tf32' }),
+    /precision must be 'tf32' or absent, got "bf16"/,
+  );
+});
+
 test('targets without matrix instructions refuse a tensor tile before any code is written', () => {
   for (const target of [openclTarget(), wgslTarget(), jsTarget()]) {
     assert.equal('refused' in targetFacts(target).matrixInstructions, true);
@@ -310,6 +355,23 @@ for (const device of testDevices()) {
         const got = float16Value((halfC as Uint16Array)[i * 64 + j]);
         if (got !== sum) assert.unreachable(`float16 accumulator: c[${i}, ${j}] = ${got}, expected ${sum}`);
       }
+    // TF32 factors, on small integers (exact in TF32): every product and sum exact
+    const big = smallIntegers(128, 1);
+    const bigB = smallIntegers(128, 2);
+    for (const config of TF32_CONFIGS.slice(0, 2)) {
+      const { c: tf32C } = await run(tf32Kernel(128, config), device, {
+        a: new Float32Array(big.values),
+        b: new Float32Array(bigB.values),
+      });
+      for (let i = 0; i < 128; i++)
+        for (let j = 0; j < 128; j++) {
+          let sum = 0;
+          for (let p = 0; p < 128; p++) sum += big.values[i * 128 + p] * bigB.values[p * 128 + j];
+          const got = (tf32C as Float32Array)[i * 128 + j];
+          if (got !== sum)
+            assert.unreachable(`tf32 ${JSON.stringify(config)}: c[${i}, ${j}] = ${got}, expected ${sum}`);
+        }
+    }
     for (const [what, knl] of kernels) {
       const { c } = await run(knl, device, { a: a.bits, b: b.bits });
       for (let i = 0; i < n; i++)

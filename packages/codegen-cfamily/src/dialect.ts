@@ -85,6 +85,11 @@ export interface CDialect {
   hardwareId(fn: 'lid' | 'gid', axis: number): string;
   /** How subgroup functions are spelled (subgroups.ts); absent where the language has none (core refuses them first). */
   readonly subgroups?: SubgroupSpelling;
+  /**
+   * The statement moving 16 bytes from `from + fromIndex` into `to + toIndex` (elements, both 16-byte
+   * aligned) at once (wide-copies.ts); absent: the elements are copied one at a time.
+   */
+  wideCopy?(to: string, toIndex: string, from: string, fromIndex: string): string;
   /** How matrix instructions (tensor tiles) are spelled (matrix.ts); absent where the language has none (core refuses them first). */
   readonly matrix?: MatrixSpelling;
   /** A barrier of the work-group, for local or global memory, with its comment (already printed) or none. */
@@ -222,11 +227,6 @@ export interface HalfStorageSpelling {
    * the language can move a half without converting it (CUDA's `__half`); absent: through a float.
    */
   copy?(to: string, toIndex: string, from: string, fromIndex: string): string;
-  /**
-   * The statement copying 8 halves (16 bytes) from `from[fromIndex]` on into `to[toIndex]` on, both
-   * 16-byte aligned, as one move (wide-copies.ts); absent: one half at a time.
-   */
-  copyWide?(to: string, toIndex: string, from: string, fromIndex: string): string;
 }
 
 /** How a language spells vector types. */

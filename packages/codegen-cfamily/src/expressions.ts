@@ -67,6 +67,8 @@ export class CExpressionPrinter {
   prints = false;
   /** Some matrix instruction was printed (matrix.ts). */
   usesMatrix = false;
+  /** Arrays that start 16-byte aligned: global parameters (device allocations) and local tiles declared aligned. */
+  alignedArrays = new Set<string>();
   /** The program allows `a * b + c` fused into an fma (`ProgramAst.fusedMultiplyAdd`): for `CDialect.product`. */
   fusedMultiplyAdd = false;
   /** Whether a float product and a float sum or difference were printed: fma material. */

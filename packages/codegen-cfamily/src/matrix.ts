@@ -40,6 +40,7 @@ export interface MatrixSpelling {
     as: readonly PrintedTile[],
     bs: readonly PrintedTile[],
     products: readonly PrintedProduct[],
+    precision: 'tf32' | undefined,
   ): string[];
   /** Fragment `fragment` stored into tile `c`. */
   store(fragment: string, c: PrintedTile): string[];
@@ -86,9 +87,10 @@ export function printMatrixOp(
           JSON.stringify(o.accumulator.shape) !== JSON.stringify(op.accumulator.shape)
         )
           throw new InternalError('a run of products of tiles of different shapes');
+        if (o.precision !== op.precision) throw new InternalError('a run of products of different precisions');
         return { fragment: fragmentOf(o), a: indexIn(as, tile(o.a)), b: indexIn(bs, tile(o.b)) };
       });
-      return spelling.multiply(op.accumulator.shape, as, bs, products);
+      return spelling.multiply(op.accumulator.shape, as, bs, products, op.precision);
     }
     case 'store':
       return spelling.store(fragmentOf(op), tile(op.c));

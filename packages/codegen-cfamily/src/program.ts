@@ -80,6 +80,9 @@ function printProgram(
       halfStorage ? k.params.filter((p) => p.kind !== 'value' && p.dtype === 'float16').map((p) => p.name) : [],
     );
     printer.kernelNames = new Set([...k.types.keys(), k.name]);
+    // a device allocation starts aligned; a device function's array parameters may point anywhere
+    if ('localSize' in k)
+      printer.alignedArrays = new Set(k.params.filter((p) => p.kind === 'global').map((p) => p.name));
     printer.functionOwners = functionOwners;
     return printer;
   };

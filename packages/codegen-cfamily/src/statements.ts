@@ -145,6 +145,7 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       }
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
       const aligned = s.matrixOperand && dialect.matrix ? dialect.matrix.alignedLocal : '';
+      if (aligned) printer.alignedArrays.add(s.name);
       return [`${pad}${space}${aligned}${type} ${s.name}${dims};`];
     }
     case 'code': {

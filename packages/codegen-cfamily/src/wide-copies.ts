@@ -1,27 +1,39 @@
 /**
- * Copies of halves merged into 16-byte moves. A work-item that stages a tile of halves in local
- * memory one element per statement (an unrolled loop over 8 consecutive elements) issues 8
- * two-byte loads and stores; where the language can move 16 bytes at once (`HalfStorageSpelling.
- * copyWide`), a run of 8 copies whose target and source indices are consecutive and provably
- * multiples of 8 becomes one move. Buffers start aligned (a device allocation, a local tile
- * declared aligned: the only local arrays held as halves are tiles that matrix instructions read),
- * so an index that is a multiple of 8 is a 16-byte aligned address.
+ * Copies of consecutive elements merged into 16-byte moves. A work-item that stages a tile in
+ * local memory one element per statement (an unrolled loop over a line's consecutive elements)
+ * issues one narrow load and store each; where the language can move 16 bytes at once
+ * (`CDialect.wideCopy`), a run of copies (8 halves, 4 floats, ...) whose target and source
+ * indices are consecutive and provably multiples of the run's length becomes one move. Both
+ * arrays must start aligned (a device allocation, a local tile declared aligned:
+ * `CExpressionPrinter.alignedArrays`), so that an index that is such a multiple is a 16-byte
+ * aligned address.
  */
-import { expr as E, type Expr, type Stmt } from '@loom/core';
+import { expr as E, type DType, type Expr, type Stmt } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 
-/** Halves a wide move copies. */
-export const WIDE_COPY = 8;
+/** Bytes one wide move copies. */
+const WIDE_BYTES = 16;
 
-type Assign = Extract<Stmt, { kind: 'assign' }>;
-
-/** A statement copying one half buffer's element into another's as it is: its two arrays and flat indices. */
-function halfCopy(s: Stmt, printer: CExpressionPrinter) {
+/** A statement copying one element into another array's as it is: the two arrays, their flat indices and dtype. */
+function plainCopy(s: Stmt, printer: CExpressionPrinter) {
   if (s.kind !== 'assign' || s.atomic || s.vector) return undefined;
-  const { target, value } = s as Assign;
-  if (target.kind !== 'subscript' || value.kind !== 'subscript') return undefined;
-  if (!printer.halfBuffers.has(target.array) || !printer.halfBuffers.has(value.array)) return undefined;
-  return { to: target.array, toIndex: target.indices[0], from: value.array, fromIndex: value.indices[0] };
+  const { target, value, dtype } = s;
+  if (target.kind !== 'subscript' || value.kind !== 'subscript' || target.field || value.field) return undefined;
+  if (!printer.alignedArrays.has(target.array) || !printer.alignedArrays.has(value.array)) return undefined;
+  // arrays of vectors, atomics and conversions move otherwise
+  if (printer.vectorWidths.has(target.array) || printer.vectorWidths.has(value.array)) return undefined;
+  if (printer.atomicVariables.has(target.array) || printer.atomicVariables.has(value.array)) return undefined;
+  if (printer.typeOfExpr(value) !== dtype) return undefined;
+  // a half buffer holds halves; a float16 array without half storage holds floats
+  const halves = printer.halfBuffers.has(target.array);
+  if (dtype === 'float16' && (!halves || !printer.halfBuffers.has(value.array))) return undefined;
+  return { to: target.array, toIndex: target.indices[0], from: value.array, fromIndex: value.indices[0], dtype };
+}
+
+function bytesOf(dtype: DType): number | undefined {
+  if (dtype === 'bool') return undefined;
+  const bits = /(\d+)$/.exec(dtype)?.[1];
+  return bits ? Number(bits) / 8 : undefined;
 }
 
 /** The terms of a sum, its constants added up: `(8*x + (y + 3)) + 1` → [8*x, y], 4. */
@@ -48,33 +60,36 @@ const sameTerms = (a: readonly Expr[], b: readonly Expr[]) =>
   a.length === b.length && a.every((x, k) => E.exprEquals(x, b[k]));
 
 /**
- * The number of statements from `start` that one wide move replaces: `WIDE_COPY` where they are
- * copies of consecutive halves from and to aligned places, else 0.
+ * The number of statements from `start` that one wide move replaces: as many copies as make 16
+ * bytes where they are copies of consecutive elements from and to aligned places, else 0.
  */
 export function wideCopyAt(statements: readonly Stmt[], start: number, printer: CExpressionPrinter): number {
-  if (!printer.dialect.halfStorage.copyWide || start + WIDE_COPY > statements.length) return 0;
-  const first = halfCopy(statements[start], printer);
-  if (!first) return 0;
+  if (!printer.dialect.wideCopy) return 0;
+  const first = plainCopy(statements[start], printer);
+  const bytes = first && bytesOf(first.dtype);
+  if (!first || !bytes || bytes >= WIDE_BYTES) return 0;
+  const count = WIDE_BYTES / bytes;
+  if (start + count > statements.length) return 0;
   const to = terms(first.toIndex);
   const from = terms(first.fromIndex);
   const aligned = (t: ReturnType<typeof terms>) =>
-    t.constant % WIDE_COPY === 0 && t.parts.every((p) => multipleOf(p, WIDE_COPY));
+    t.constant % count === 0 && t.parts.every((p) => multipleOf(p, count));
   if (!aligned(to) || !aligned(from)) return 0;
-  for (let k = 1; k < WIDE_COPY; k++) {
-    const next = halfCopy(statements[start + k], printer);
-    if (!next || next.to !== first.to || next.from !== first.from) return 0;
+  for (let k = 1; k < count; k++) {
+    const next = plainCopy(statements[start + k], printer);
+    if (!next || next.to !== first.to || next.from !== first.from || next.dtype !== first.dtype) return 0;
     const t = terms(next.toIndex);
     const f = terms(next.fromIndex);
     if (!sameTerms(t.parts, to.parts) || !sameTerms(f.parts, from.parts)) return 0;
     if (t.constant !== to.constant + k || f.constant !== from.constant + k) return 0;
   }
-  return WIDE_COPY;
+  return count;
 }
 
 /** The wide move of the run that `wideCopyAt` found at `start`. */
 export function printWideCopy(statements: readonly Stmt[], start: number, printer: CExpressionPrinter): string {
-  const first = halfCopy(statements[start], printer)!;
+  const first = plainCopy(statements[start], printer)!;
   const toIndex = printer.print(first.toIndex, 'int32');
   const fromIndex = printer.print(first.fromIndex, 'int32');
-  return printer.dialect.halfStorage.copyWide!(first.to, toIndex, first.from, fromIndex);
+  return printer.dialect.wideCopy!(first.to, toIndex, first.from, fromIndex);
 }

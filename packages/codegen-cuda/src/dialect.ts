@@ -88,6 +88,8 @@ export const cudaDialect: CDialect = {
     }),
   },
   matrix: cudaMatrix,
+  wideCopy: (to, toIndex, from, fromIndex) =>
+    `*(uint4 *) (${to} + (${toIndex})) = *(uint4 const *) (${from} + (${fromIndex}));`,
   // a block-wide barrier that also orders the block's global memory accesses: OpenCL's
   // barrier(CLK_GLOBAL_MEM_FENCE) promises no more (work-groups still do not see each other)
   barrier: (_scope, comment) => `__syncthreads()${comment ? ` /* ${comment} */` : ''};`,

@@ -13,8 +13,6 @@ export const cudaHalfStorage: HalfStorageSpelling = {
   load: (array, index) => `__half2float(${array}[${index}])`,
   store: (array, index, value) => `${array}[${index}] = __float2half_rn(${value});`,
   copy: (to, toIndex, from, fromIndex) => `${to}[${toIndex}] = ${from}[${fromIndex}];`,
-  copyWide: (to, toIndex, from, fromIndex) =>
-    `*(uint4 *) (${to} + (${toIndex})) = *(uint4 const *) (${from} + (${fromIndex}));`,
   round: (fromDouble) => {
     const name = fromDouble ? 'loom_to_half_f64' : 'loom_to_half';
     const definition = [

@@ -7,31 +7,49 @@
 import type { MatrixSpelling, PrintedTile } from '@loom/codegen-cfamily';
 import type { MatrixShape } from '@loom/core';
 
-/** The tiles WMMA multiplies in half precision (sm_70 and later), into float or half accumulators. */
+/**
+ * The tiles WMMA multiplies: halves (sm_70 and later) into float or half accumulators, and floats
+ * rounded to TF32 (sm_80 and later) into floats.
+ */
 export const CUDA_MATRIX_SHAPES: readonly MatrixShape[] = [
-  [16, 16, 16],
-  [32, 8, 16],
-  [8, 32, 16],
-].map(([m, n, k]) => ({ m, n, k, operand: 'float16', accumulators: ['float32', 'float16'] }));
+  ...[
+    [16, 16, 16],
+    [32, 8, 16],
+    [8, 32, 16],
+  ].map(([m, n, k]): MatrixShape => ({ m, n, k, operand: 'float16', accumulators: ['float32', 'float16'] })),
+  { m: 16, n: 16, k: 8, operand: 'float32', accumulators: ['float32'], precision: 'tf32' },
+];
 
 const layout = (l: 'row' | 'col') => `wmma::${l}_major`;
 
-/** The fragments of a run's tiles of one side, declared and loaded. */
-function loaded(side: 'a' | 'b', shape: { m: number; n: number; k: number }, tiles: readonly PrintedTile[]): string[] {
-  return tiles.flatMap((t, k) => [
-    `  wmma::fragment<wmma::matrix_${side}, ${shape.m}, ${shape.n}, ${shape.k}, ${t.type}, ${layout(t.layout)}> loom_${side}_tile${k};`,
-    `  wmma::load_matrix_sync(loom_${side}_tile${k}, ${t.pointer}, ${t.leading});`,
-  ]);
+/** The fragments of a run's tiles of one side, declared and loaded (and rounded to TF32 where asked). */
+function loaded(
+  side: 'a' | 'b',
+  shape: { m: number; n: number; k: number },
+  tiles: readonly PrintedTile[],
+  precision: 'tf32' | undefined,
+): string[] {
+  const type = (t: PrintedTile) => (precision ? `wmma::precision::${precision}` : t.type);
+  return tiles.flatMap((t, k) => {
+    const name = `loom_${side}_tile${k}`;
+    return [
+      `  wmma::fragment<wmma::matrix_${side}, ${shape.m}, ${shape.n}, ${shape.k}, ${type(t)}, ${layout(t.layout)}> ${name};`,
+      `  wmma::load_matrix_sync(${name}, ${t.pointer}, ${t.leading});`,
+      ...(precision
+        ? [`  for (int e = 0; e < ${name}.num_elements; e++) ${name}.x[e] = wmma::__float_to_tf32(${name}.x[e]);`]
+        : []),
+    ];
+  });
 }
 
 export const cudaMatrix: MatrixSpelling = {
   fragments: (name, { m, n, k }, type, count) =>
     `wmma::fragment<wmma::accumulator, ${m}, ${n}, ${k}, ${type}> ${name}[${count}];`,
   fill: (fragment, value) => [`wmma::fill_fragment(${fragment}, ${value});`],
-  multiply: (shape, as, bs, products) => [
+  multiply: (shape, as, bs, products, precision) => [
     '{',
-    ...loaded('a', shape, as),
-    ...loaded('b', shape, bs),
+    ...loaded('a', shape, as, precision),
+    ...loaded('b', shape, bs, precision),
     ...products.map(
       ({ fragment, a, b }) => `  wmma::mma_sync(${fragment}, loom_a_tile${a}, loom_b_tile${b}, ${fragment});`,
     ),

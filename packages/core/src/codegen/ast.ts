@@ -113,7 +113,14 @@ export type Stmt =
  */
 export type MatrixOp =
   | { readonly kind: 'fill'; readonly accumulator: Fragment; readonly value: Expr }
-  | { readonly kind: 'multiply'; readonly accumulator: Fragment; readonly a: MatrixOperand; readonly b: MatrixOperand }
+  | {
+      readonly kind: 'multiply';
+      readonly accumulator: Fragment;
+      readonly a: MatrixOperand;
+      readonly b: MatrixOperand;
+      /** `'tf32'`: the factors rounded to TF32 first (`MatrixShape.precision`). */
+      readonly precision?: 'tf32';
+    }
   | { readonly kind: 'store'; readonly accumulator: Fragment; readonly c: MatrixOperand };
 
 /** An `m`×`n` accumulator tile: element `index` of a declared array of fragments. */

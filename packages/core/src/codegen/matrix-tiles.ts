@@ -132,10 +132,11 @@ function matrixOp(ctx: MatrixContext, insn: Instruction, tile: TileInames, where
       const b = factors.find((f) => uses(f, n.iname) && !uses(f, m.iname));
       if (!a || !b || a === b) return form(`'${printExpr(value)}'`);
       const acc = accumulatorShape(k.extent);
-      const shape = supportedShape(ctx, acc, a, where);
+      const shape = supportedShape(ctx, acc, a, knl.temporaries.get(written.array)?.matrixPrecision, where);
       const operandA = operand(ctx, a, m.iname, k.iname, shape.operand, where);
       const operandB = operand(ctx, b, k.iname, n.iname, shape.operand, where);
-      return { kind: 'multiply', accumulator: acc, a: operandA, b: operandB };
+      const precision = knl.temporaries.get(written.array)?.matrixPrecision;
+      return { kind: 'multiply', accumulator: acc, a: operandA, b: operandB, ...(precision ? { precision } : {}) };
     }
     if (tile.k) return form('a sum that is not the accumulator plus a product');
     let literal = value;
@@ -201,18 +202,27 @@ function fragment(
 }
 
 /** The target's matrix instruction for an accumulator and the dtype of a factor. */
-function supportedShape(ctx: MatrixContext, acc: Fragment, factor: Subscript, where: string): MatrixShape {
+function supportedShape(
+  ctx: MatrixContext,
+  acc: Fragment,
+  factor: Subscript,
+  precision: 'tf32' | undefined,
+  where: string,
+): MatrixShape {
   const support = ctx.support as Exclude<MatrixSupport, { refused: string }>;
   const operandType = ctx.types.get(factor.array)!;
   const { m, n, k } = acc.shape;
   const fits = support.shapes.filter((s) => s.m === m && s.n === n && s.k === k);
-  const shape = fits.find((s) => s.operand === operandType && s.accumulators.includes(acc.dtype));
+  const shape = fits.find(
+    (s) => s.operand === operandType && s.accumulators.includes(acc.dtype) && s.precision === precision,
+  );
   if (shape) return shape;
+  const rounded = (p: 'tf32' | undefined) => (p ? ` rounded to ${p}` : '');
   const known = support.shapes
-    .map((s) => `${s.m}x${s.n}x${s.k} of ${s.operand} into ${s.accumulators.join(' or ')}`)
+    .map((s) => `${s.m}x${s.n}x${s.k} of ${s.operand}${rounded(s.precision)} into ${s.accumulators.join(' or ')}`)
     .join('; ');
   throw new LoomError(
-    `${where}: the ${ctx.target} target has no matrix instruction for a ${m}x${n}x${k} tile of ${operandType} into ${acc.dtype} (it has: ${known})`,
+    `${where}: the ${ctx.target} target has no matrix instruction for a ${m}x${n}x${k} tile of ${operandType}${rounded(precision)} into ${acc.dtype} (it has: ${known})`,
   );
 }
 

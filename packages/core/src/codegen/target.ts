@@ -204,6 +204,8 @@ export interface MatrixShape {
   readonly operand: DType;
   /** The dtypes the accumulator may have. */
   readonly accumulators: readonly DType[];
+  /** `'tf32'`: float32 factors rounded to TF32 first (tensorize's precision); absent: the factors as they are. */
+  readonly precision?: 'tf32';
 }
 
 /** How a target reads image arguments (`Target.images`). */

@@ -109,6 +109,12 @@ export interface TemporaryVariable {
    * matrix instructions. Absent: an ordinary temporary.
    */
   readonly matrixAccumulator?: boolean;
+  /**
+   * For a tensor tile's accumulator: the factors of its products rounded to TF32 (a 10-bit
+   * mantissa) by the matrix instructions, as `tensorize`'s `precision: 'tf32'` asked. Absent: the
+   * factors as they are.
+   */
+  readonly matrixPrecision?: 'tf32';
 }
 
 /**

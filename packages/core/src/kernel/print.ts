@@ -44,7 +44,13 @@ export function stringifyKernel(knl: LoopKernel, options: StringifyOptions = {})
         ? `shape: (${t.shape.map(printExpr).join(', ')}), dim_tags: (${formatDimTags(t.shape, t.dimTags)})`
         : 'shape: ()';
       const atomic = t.forAtomic ? ' for_atomic' : '';
-      lines.push(`${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}${atomic}`);
+      // a tensor tile's accumulator (tensorize), and the rounding of its factors where one was asked for
+      const matrix = t.matrixAccumulator
+        ? ` matrix accumulator${t.matrixPrecision ? ` (${t.matrixPrecision} factors)` : ''}`
+        : '';
+      lines.push(
+        `${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}${atomic}${matrix}`,
+      );
     }
   }
   if (knl.substitutions.size) {

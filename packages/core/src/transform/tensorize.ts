@@ -46,7 +46,7 @@ import { kernelNamer } from '../kernel/rename.ts';
 import { instructionsWithin, type Within } from './match.ts';
 
 /** The options tensorize reads; any other key is an error. */
-const TENSORIZE_OPTIONS = optionKeys<TensorizeOptions>()(['within', 'accumulator', 'lanes', 'laneIname']);
+const TENSORIZE_OPTIONS = optionKeys<TensorizeOptions>()(['within', 'accumulator', 'lanes', 'laneIname', 'precision']);
 
 /** The inames of one tile of a product: its rows, its columns and the reduction between them. */
 export interface TensorTile {
@@ -68,6 +68,12 @@ export interface TensorizeOptions {
   readonly lanes?: number;
   /** The name of the lane iname made when no iname runs on local axis 0 (default `lane`, made unique). */
   readonly laneIname?: string;
+  /**
+   * `'tf32'`: float32 factors rounded to TF32 (a 10-bit mantissa, as NVIDIA's tensor cores take
+   * float32) before they are multiplied, exactly, and added in float32: faster, and no longer the
+   * products the kernel writes, so only where asked. Default: the factors as they are.
+   */
+  readonly precision?: 'tf32';
 }
 
 /**
@@ -81,6 +87,8 @@ export interface TensorizeOptions {
  */
 export function tensorize(knl: LoopKernel, tile: TensorTile, options: TensorizeOptions = {}): LoopKernel {
   checkOptionKeys('tensorize', options, TENSORIZE_OPTIONS);
+  if (options.precision !== undefined && options.precision !== 'tf32')
+    throw new LoomError(`tensorize: precision must be 'tf32' or absent, got ${JSON.stringify(options.precision)}`);
   const axes = ['m', 'n', 'k'] as const;
   for (const axis of axes) {
     const name = tile?.[axis];
@@ -119,6 +127,7 @@ export function tensorize(knl: LoopKernel, tile: TensorTile, options: TensorizeO
     shape: [int(extents.m), int(extents.n)],
     addressSpace: 'private',
     matrixAccumulator: true,
+    ...(options.precision ? { matrixPrecision: options.precision } : {}),
   };
   const tileOfAcc = subscript(accName, [variable(tile.m), variable(tile.n)]);
   const initId = namer.fresh(`${insn.id}_init`);
