@@ -6,7 +6,9 @@
  * (CUDA) run it; on the others the kernel is refused (a notice). bench/torch_hgemm.py times
  * torch.matmul in half precision and with TF32 (cuBLAS on the tensor cores) for the reference.
  *
- *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda]
+ *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,tf32] [--config='{...}']
+ *
+ * `--config` measures that one configuration (a profiler's run: bench/ncu/cuda.sh); `--modes` picks the products.
  */
 import { DeviceArray, float16Bits, float16Value, LoomError, prepareLaunch } from '@loom/core';
 import {
@@ -45,6 +47,8 @@ const MODES = [
   { name: 'sgemm tf32 (tensor cores)', dtype: 'float32', configs: TF32_CONFIGS, kernel: tf32Kernel, tolerance: 2e-3 },
 ] as const;
 type Mode = (typeof MODES)[number];
+const chosenModes = options.flags.get('modes')?.split(',');
+const onlyConfig = options.flags.get('config');
 
 /** Seconds per launch of one configuration, after checking 64 entries of c; undefined where refused. */
 async function timeConfig(
@@ -85,7 +89,9 @@ async function timeConfig(
 
 for (const d of await openDevices(options.backends)) {
   reporter.info('device', { bench: 'hgemm', backend: d.backend, device: d.device.name });
-  for (const mode of MODES)
+  for (const mode of MODES.filter(
+    (m) => !chosenModes || chosenModes.some((c) => m.name.startsWith(c === 'tf32' ? 'sgemm tf32' : c)),
+  ))
     for (const n of sizes) {
       const a = halfMatrix(n, 1);
       const b = halfMatrix(n, 2);
@@ -99,7 +105,7 @@ for (const d of await openDevices(options.backends)) {
         hostB: b.values,
       };
       let best: { seconds: number; config: HgemmConfig } | undefined;
-      for (const config of mode.configs) {
+      for (const config of onlyConfig ? [JSON.parse(onlyConfig) as HgemmConfig] : mode.configs) {
         const seconds = await timeConfig(d, n, mode, config, data);
         if (seconds === undefined) continue;
         progress(
