@@ -217,14 +217,16 @@ function wideFetch(
   if (chunks % (warpsM * warpsN) === 0) {
     knl = overWarps(`${fetch}_chunk`, warpsM * warpsN, 'for');
     knl = splitIname(knl, `${fetch}_chunk_warp`, warpsN, { outerTag: 'l.2', innerTag: 'l.1' });
-  } else if (chunks % warpsN === 0 && groups % warpsM === 0) {
+    return prioritizeLoops(knl, `${fetch}_group,${fetch}_chunk_seq,${fetch}_half`);
+  }
+  if (chunks % warpsN === 0 && groups % warpsM === 0) {
     knl = overWarps(`${fetch}_chunk`, warpsN, 'l.1');
     knl = overWarps(`${fetch}_group`, warpsM, 'l.2');
-  } else
-    throw new Error(
-      `tensorMatmul: the ${rows}x${columns} panel of ${fetch} does not spread over ${warpsM}x${warpsN} warps in chunks of ${chunk}`,
-    );
-  return knl;
+    return prioritizeLoops(knl, `${fetch}_group_seq,${fetch}_chunk_seq,${fetch}_half`);
+  }
+  throw new Error(
+    `tensorMatmul: the ${rows}x${columns} panel of ${fetch} does not spread over ${warpsM}x${warpsN} warps in chunks of ${chunk}`,
+  );
 }
 
 /** a·b's entry (i, j) from float16 bits, in float64 (exact products), and the sum of the magnitudes. */
