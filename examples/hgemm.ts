@@ -21,6 +21,7 @@ import {
   fixParameters,
   makeKernel,
   prioritizeLoops,
+  setOptions,
   splitIname,
   tagArrayAxes,
   tensorize,
@@ -43,6 +44,8 @@ export interface HgemmConfig {
   readonly doubleBuffered?: boolean;
   /** Each work-item copies 8 consecutive halves (16 bytes) of a panel at a time. */
   readonly wideCopies?: boolean;
+  /** Work-groups the compiler is asked to fit on a multiprocessor (`minGroupsPerComputeUnit`), limiting registers. */
+  readonly groupsPerUnit?: number;
 }
 
 /** 128x128 blocks of 8 warps, each 64x32, k by 32. */
@@ -68,6 +71,10 @@ export const HGEMM_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 64, padding: 8, wideCopies: true },
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, wideCopies: true, doubleBuffered: true },
   { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, wideCopies: true, doubleBuffered: true },
+  // three blocks a multiprocessor: at most 85 registers a work-item, where the best tiles take 128
+  { warpsM: 4, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8, doubleBuffered: true, groupsPerUnit: 3 },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, doubleBuffered: true, groupsPerUnit: 3 },
+  { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 8, groupsPerUnit: 4 },
 ];
 
 /** Configurations for TF32 SGEMM: panels of floats take twice the local memory, lines padded by 4 floats. */
@@ -171,6 +178,7 @@ function tensorMatmul(
     }
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
+  if (config.groupsPerUnit) knl = setOptions(knl, { minGroupsPerComputeUnit: config.groupsPerUnit });
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, halves ? {} : { precision: 'tf32' });
 }
 

@@ -21,6 +21,7 @@ import {
   LoomError,
   makeKernel,
   run,
+  setOptions,
   splitIname,
   tagInames,
   targetFacts,
@@ -230,6 +231,25 @@ test('precision tf32: float32 factors rounded to TF32 in 16x16x8 tiles, said in 
   );
 });
 
+test('minGroupsPerComputeUnit: CUDA asks for blocks per multiprocessor in __launch_bounds__, other targets refuse it', () => {
+  const asking = hgemmKernel(256, { ...HGEMM_CONFIGS[1], groupsPerUnit: 3 });
+  assert.match(generateCode(asking, cudaTarget()).code, '__launch_bounds__(128, 3) hgemm(');
+  let plain = makeKernel('{ [i]: 0 <= i < 256 }', 'out[i] = 2 * a[i]');
+  plain = setOptions(splitIname(addDtypes(plain, { a: 'float32' }), 'i', 64, { innerTag: 'l.0', outerTag: 'g.0' }), {
+    minGroupsPerComputeUnit: 4,
+  });
+  assert.match(generateCode(plain, cudaTarget()).code, '__launch_bounds__(64, 4) loopy_kernel(');
+  for (const target of [openclTarget(), wgslTarget(), jsTarget()])
+    assert.throws(
+      () => generateCode(plain, target),
+      /asks for 4 work-groups per compute unit.*cannot ask its compiler for/,
+    );
+  let sized = makeKernel('{ [i]: 0 <= i < n }', 'out[i] = 2 * a[i]');
+  sized = setOptions(tagInames(addDtypes(sized, { a: 'float32' }), { i: 'l.0' }), { minGroupsPerComputeUnit: 2 });
+  assert.throws(() => generateCode(sized, cudaTarget()), /work-group size is known only at launch/);
+  assert.throws(() => setOptions(plain, { minGroupsPerComputeUnit: 1.5 }), /must be a whole number/);
+});
+
 test('targets without matrix instructions refuse a tensor tile before any code is written', () => {
   for (const target of [openclTarget(), wgslTarget(), jsTarget()]) {
     assert.equal('refused' in targetFacts(target).matrixInstructions, true);
@@ -339,10 +359,9 @@ for (const device of testDevices()) {
     const b = halves(n, 12);
     const kernels: [string, LoopKernel][] = [
       ['one tile a warp', oneTilePerWarp(n)],
-      ...HGEMM_CONFIGS.filter((c, k) => k < 3 || c.doubleBuffered || c.wideCopies).map((c): [string, LoopKernel] => [
-        JSON.stringify(c),
-        hgemmKernel(n, c),
-      ]),
+      ...HGEMM_CONFIGS.filter((c, k) => k < 3 || c.doubleBuffered || c.wideCopies || c.groupsPerUnit).map(
+        (c): [string, LoopKernel] => [JSON.stringify(c), hgemmKernel(n, c)],
+      ),
     ];
     // a float16 accumulator, on small integers: every product and partial sum exact, in any order
     const ia = smallIntegers(64, 1);

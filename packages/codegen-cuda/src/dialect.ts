@@ -98,7 +98,9 @@ export const cudaDialect: CDialect = {
     // a block size known only at launch (`l.0` over `0 <= i < n`) bounds nothing the compiler could use
     if (!constant) return `extern "C" __global__ void ${k.name}(${params.join(', ')})`;
     const threads = constant.reduce((a, b) => a * b, 1);
-    return `extern "C" __global__ void __launch_bounds__(${threads}) ${k.name}(${params.join(', ')})`;
+    // with a request for blocks per multiprocessor (minGroupsPerComputeUnit), its second number
+    const bounds = k.minGroupsPerComputeUnit ? `${threads}, ${k.minGroupsPerComputeUnit}` : `${threads}`;
+    return `extern "C" __global__ void __launch_bounds__(${bounds}) ${k.name}(${params.join(', ')})`;
   },
   // CUDA's __constant__ is a variable's space, not a pointer's: a constant argument is a const pointer
   functionDeclaration: (name, params) => `__device__ void ${name}(${params.join(', ')})`,

@@ -42,6 +42,8 @@ export function cudaTarget(): Target<CudaExtra> {
     subgroups: { dtypes: ['int32', 'uint32', 'float32', 'int64', 'uint64', 'float64'], size: 32 },
     // tensor tiles as WMMA's warp-wide matrix functions (matrix.ts)
     matrixInstructions: { lanes: 32, shapes: CUDA_MATRIX_SHAPES },
+    // __launch_bounds__'s minimum blocks per multiprocessor (dialect.ts)
+    occupancyHints: true,
     // CUDA's own code: a plain C preamble would need __device__ on each function
     functionDialects: cudaDialect.functionDialects,
     // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)

@@ -219,6 +219,12 @@ export interface KernelFunction {
    * by clSetKernelArg), in order; they have no declaration in `body`.
    */
   readonly localArguments?: readonly LocalArgument[];
+  /**
+   * Work-groups the compiler is asked to fit on one compute unit (the kernel option
+   * `minGroupsPerComputeUnit`; only for targets with `occupancyHints`, and a constant work-group
+   * size); absent: no request.
+   */
+  readonly minGroupsPerComputeUnit?: number;
 }
 
 /**

@@ -24,6 +24,7 @@ import type { DeviceFunction, KernelFunction, ProgramAst } from './ast.ts';
 import { outlineCallees } from './device-functions.ts';
 import { checkSubgroupUses } from './subgroup-uses.ts';
 import { DeviceKernelBuilder } from './builder.ts';
+import { constantLocalSize } from './local-size.ts';
 import { checkProgramNames, programNames } from './program-names.ts';
 import { checkGeneratable, checkLinearizedKernel } from '../check/index.ts';
 import type { ExtraOf, Target } from './target.ts';
@@ -108,7 +109,12 @@ function build(
         }
       : {}),
   });
-  const built = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
+  const built = withOccupancyRequest(
+    kernel,
+    subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames)),
+    target,
+    facts,
+  );
   const { kernels, deviceFunctions } = asDeviceFunctions(kernel, built, facts);
   checkSubgroupUses({ kernels, deviceFunctions }, facts, target?.name);
   const boundsChecks = builder.boundsChecks;
@@ -225,4 +231,30 @@ export function stringifyLinearized(knl: LoopKernel): string {
   return [...view.slice(0, -1), rule, 'LINEARIZATION:', ...printLinearization(kernel, { subkernels, host }), rule].join(
     '\n',
   );
+}
+
+/**
+ * The device kernels with the kernel option `minGroupsPerComputeUnit` passed on, where the target
+ * can pass it to its compiler and the work-group size is a constant; a LoomError elsewhere (a
+ * request it cannot honour is never dropped).
+ */
+function withOccupancyRequest(
+  knl: LoopKernel,
+  kernels: readonly KernelFunction[],
+  target: Target | undefined,
+  facts: TargetFacts | undefined,
+): KernelFunction[] {
+  const groups = knl.options.minGroupsPerComputeUnit;
+  if (!groups) return [...kernels];
+  if (!target || !facts?.occupancyHints)
+    throw new LoomError(
+      `kernel '${knl.name}' asks for ${groups} work-groups per compute unit (minGroupsPerComputeUnit), which ${target ? `the ${target.name} target` : 'code generated without a target'} cannot ask its compiler for (CUDA can); set it to 0 here`,
+    );
+  return kernels.map((k) => {
+    if (!constantLocalSize(k.localSize))
+      throw new LoomError(
+        `kernel '${k.name}' asks for ${groups} work-groups per compute unit (minGroupsPerComputeUnit), but its work-group size is known only at launch; fix the sizes its local axes run over`,
+      );
+    return { ...k, minGroupsPerComputeUnit: groups };
+  });
 }

@@ -33,6 +33,8 @@ export interface TargetFacts {
   readonly subgroups: SubgroupSupport;
   /** The matrix instructions tensor tiles become, or why there are none. */
   readonly matrixInstructions: MatrixSupport;
+  /** Whether it passes a request for work-groups per compute unit to its compiler. */
+  readonly occupancyHints: boolean;
   /** The keys of a user function's implementations it reads, most specific first. */
   readonly functionDialects: readonly FunctionDialect[];
   /** The dtypes an `{atomic}` update may have. */
@@ -96,6 +98,7 @@ function readFacts(target: Target): TargetFacts {
         ? { refused: 'its work-items run one after another, so none of them ever run in lockstep as a subgroup' }
         : { refused: 'it has no subgroup operations' }),
     matrixInstructions: target.matrixInstructions ?? { refused: 'it has no matrix instructions' },
+    occupancyHints: target.occupancyHints ?? false,
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
     cInstructions: target.cInstructions ?? false,

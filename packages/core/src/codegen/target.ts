@@ -87,6 +87,12 @@ export interface Target<Extra = unknown> {
    */
   readonly matrixInstructions?: MatrixSupport;
   /**
+   * Whether the target can ask its compiler for a number of work-groups per compute unit (the
+   * kernel option `minGroupsPerComputeUnit`: CUDA's `__launch_bounds__`). Default false: a kernel
+   * that asks is refused.
+   */
+  readonly occupancyHints?: boolean;
+  /**
    * Which of a user function's implementations (`defineFunction`'s keys) this target reads,
    * most specific first: OpenCL's own code, say, before the C code it shares with CUDA and C.
    * Default none: a call of a user function is then an error.

@@ -310,6 +310,13 @@ export interface KernelOptions {
   readonly traceAssignments: boolean;
   /** As `traceAssignments`, but printed after the assignment, with the value written (`... = 1`; loopy's trace_assignment_values). */
   readonly traceAssignmentValues: boolean;
+  /**
+   * Ask the device compiler to fit this many work-groups on one compute unit at once (CUDA's
+   * minimum blocks per multiprocessor, the second number of `__launch_bounds__`): it then keeps
+   * each work-item's registers few enough, for more work-items in flight, at the risk of spills.
+   * 0: no request. A target that cannot pass the request on (its `occupancyHints` fact) refuses it.
+   */
+  readonly minGroupsPerComputeUnit: number;
 }
 
 export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
@@ -320,6 +327,7 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
   enforceVariableAccessOrdered: false,
   traceAssignments: false,
   traceAssignmentValues: false,
+  minGroupsPerComputeUnit: 0,
 });
 
 /**

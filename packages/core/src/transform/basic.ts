@@ -66,11 +66,15 @@ const KERNEL_OPTIONS = optionKeys<KernelOptions>()([
   'enforceVariableAccessOrdered',
   'traceAssignments',
   'traceAssignmentValues',
+  'minGroupsPerComputeUnit',
 ]);
 
 /** The kernel with some options changed (loopy's `set_options`). */
 export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): LoopKernel {
   checkOptionKeys('setOptions', options, KERNEL_OPTIONS);
+  const groups = options.minGroupsPerComputeUnit;
+  if (groups !== undefined && !(Number.isInteger(groups) && groups >= 0))
+    throw new LoomError(`setOptions: minGroupsPerComputeUnit must be a whole number (0: no request), got ${groups}`);
   return knl.with({ options: { ...knl.options, ...options } });
 }
 

@@ -100,6 +100,7 @@ export const VERB_OPTIONS = {
     'enforceVariableAccessOrdered',
     'traceAssignments',
     'traceAssignmentValues',
+    'minGroupsPerComputeUnit',
   ]),
   stats: optionKeys<StatsOptions>()(['subgroupSize', 'countRedundantWork', 'countWithinSubscripts']),
 } as const;
