@@ -316,6 +316,15 @@ test('code generation refuses tiles it cannot place: cut at an edge, strides kno
     { a: 'float16', b: 'float16', c: 'float16' },
   );
   refuses(tiled(halfOut), /stores the float32 accumulator into 'c' of float16/);
+  // a factor converted to something narrower than itself is no tile's factor: the instruction would multiply the element
+  const truncated = addDtypes(
+    makeKernel(
+      '{ [i, j, k]: 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 64 }',
+      'c[i, j] = sum(k, float32(int32(a[i, k])) * float32(b[k, j]))',
+    ),
+    { a: 'float16', b: 'float16', c: 'float32' },
+  );
+  refuses(tiled(truncated), /each factor an array element, converted only to a wider float/);
   // 8 x 8 x 8 tiles: no such instruction
   let small = splitIname(fixParameters(plainHgemm(), { n: 64 }), 'i', 8, { outerTag: 'g.1' });
   small = splitIname(small, 'j', 8, { outerTag: 'g.0' });

@@ -6,7 +6,7 @@
  * a constant, 16-byte multiple apart and starts aligned (what CUDA's `load_matrix_sync` needs),
  * that the domain does not cut a tile at an edge, and that whole subgroups run each instruction.
  */
-import type { DType } from '../dtypes.ts';
+import { isFloat, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { int, type Expr, type Subscript } from '../expr/nodes.ts';
 import { fromLinear, printExpr, substitute, toLinear } from '../expr/index.ts';
@@ -126,7 +126,11 @@ function matrixOp(ctx: MatrixContext, insn: Instruction, tile: TileInames, where
       const k = tile.k ?? form('a sum outside a tile iname of axis k');
       const product = value.right;
       if (product.kind !== 'binary' || product.op !== '*') return form(`'${printExpr(value)}'`);
-      const factors = [product.left, product.right].map((f) => elementRead(f) ?? form(`'${printExpr(value)}'`));
+      const factors = [product.left, product.right].map(
+        (f) =>
+          elementRead(f, ctx.types) ??
+          form(`'${printExpr(value)}' (each factor an array element, converted only to a wider float)`),
+      );
       const uses = (s: Subscript, i: string) => s.indices.some((x) => toLinear(x)?.dependsOn(i) ?? true);
       const a = factors.find((f) => uses(f, m.iname) && !uses(f, n.iname));
       const b = factors.find((f) => uses(f, n.iname) && !uses(f, m.iname));
@@ -226,11 +230,22 @@ function supportedShape(
   );
 }
 
-/** The array element a factor reads, through conversions. */
-function elementRead(e: Expr): Subscript | undefined {
+/**
+ * The array element a factor reads, through conversions that keep its value (to a float dtype at
+ * least as wide): a matrix instruction multiplies the element itself, so a conversion that could
+ * change it (`int32(a[i, k])`, `float16(x)` of a float32) is no tile's factor.
+ */
+function elementRead(e: Expr, types: ReadonlyMap<string, DType>): Subscript | undefined {
+  const casts: string[] = [];
   let x = e;
-  while (x.kind === 'cast') x = x.operand;
-  return x.kind === 'subscript' ? x : undefined;
+  while (x.kind === 'cast') {
+    casts.push(x.dtype);
+    x = x.operand;
+  }
+  if (x.kind !== 'subscript') return undefined;
+  const bits = (t: string) => (isFloat(t as DType) ? Number(/(\d+)$/.exec(t)![1]) : 0);
+  const own = bits(types.get(x.array) ?? '');
+  return casts.every((t) => bits(t) >= own && own > 0) ? x : undefined;
 }
 
 /**
