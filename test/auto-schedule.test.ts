@@ -33,7 +33,7 @@ import {
   enumerateCandidates,
   neighbourCandidates,
 } from '../packages/core/src/tune/auto-schedule/space.ts';
-import { groupSectors, warpShape } from '../packages/core/src/tune/auto-schedule/cost-model.ts';
+import { globalReuse, groupSectors, warpShape } from '../packages/core/src/tune/auto-schedule/cost-model.ts';
 import { kernel } from '@loom/dsl';
 import { scale } from './support/auto-schedule-fixture.ts';
 import { loom } from './support/cli.ts';
@@ -223,6 +223,46 @@ test('the cost model ranks an uncoalesced schedule (l.0 across rows) below a coa
   const across = splitIname(knl, 'i', 32, { outerTag: 'g.0', innerTag: 'l.0' });
   const worst = predictScheduleTime(across, cpu, PROFILE, sizes);
   assert.ok(worst.globalBytes >= 8 * good.globalBytes, `${worst.globalBytes} vs ${good.globalBytes}`);
+});
+
+test('the cost model: a transpose storing across rows ranks below one loading across rows (stores write through L1, in part-filled sectors)', () => {
+  const knl = addDtypes(makeKernel('{ [i,j]: 0<=i,j<n }', 'out[j, i] = a[i, j]'), { a: 'float32' });
+  // l.0 along j: a's rows read whole, out written down its columns; along i: the other way round
+  const schedule = (along0: string, along1: string) =>
+    splitIname(splitIname(knl, along0, 8, { outerTag: 'g.0', innerTag: 'l.0' }), along1, 16, {
+      outerTag: 'g.1',
+      innerTag: 'l.1',
+    });
+  const sizes = { n: 1024 };
+  const storesAcross = predictScheduleTime(schedule('j', 'i'), cpu, PROFILE, sizes);
+  const loadsAcross = predictScheduleTime(schedule('i', 'j'), cpu, PROFILE, sizes);
+  // the same sectors through L1 either way; the stores' are what differs
+  assert.is(storesAcross.l1Bytes, loadsAcross.l1Bytes);
+  assert.ok(
+    storesAcross.storeBytes > loadsAcross.storeBytes,
+    `${storesAcross.storeBytes} vs ${loadsAcross.storeBytes}`,
+  );
+  assert.ok(storesAcross.seconds > 1.2 * loadsAcross.seconds, `${storesAcross.seconds} vs ${loadsAcross.seconds}`);
+});
+
+test('globalReuse: unrolled copies of a stencil that read the same element load it once', () => {
+  const stencil = addDtypes(
+    makeKernel(
+      '{ [i,j]: 1<=i<n-1 and 1<=j<n-1 }',
+      'u[i, j] = a[i-1, j] + a[i+1, j] + a[i, j-1] + a[i, j+1] - 4*a[i, j]',
+    ),
+    { a: 'float32' },
+  );
+  const rows = (apart: number) => {
+    const split = splitIname(stencil, 'i', 2 * apart, { outerTag: 'g.1' });
+    return splitIname(split, 'i_inner', apart, { outerTag: 'unr', innerTag: 'l.1' });
+  };
+  // rows two apart (copies i and i+2): a[i+1, j] is read by both, 9 distinct loads of 10
+  assert.equal([...globalReuse(rows(2))], [['a', 0.9]]);
+  // rows one apart: a[i, j] and a[i+1, j] shared both ways, 8 of 10
+  assert.equal([...globalReuse(rows(1))], [['a', 0.8]]);
+  // rows eight apart: nothing shared
+  assert.equal([...globalReuse(rows(8))], [['a', 1]]);
 });
 
 test('warpShape: a warp spans rows along l.1 when l.0 is narrower; transpose tiles count the sectors of their warps', () => {

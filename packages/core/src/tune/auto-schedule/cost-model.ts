@@ -3,14 +3,18 @@
  * tuning sizes and the device's measured profile. Where `estimateTime` weighs a kernel's
  * footprint (blind to how the work is laid out), this weighs what the schedule changes:
  *
- *  - global memory in 32-byte sectors, twice: what crosses the L1 cache, the sectors a warp of 32
- *    consecutive work-items touches per access (a row of l.0, then rows along l.1 when l.0 is
+ *  - global memory in 32-byte sectors, at three levels. The L1 cache: the sectors a warp of 32
+ *    consecutive work-items loads per access (a row of l.0, then rows along l.1 when l.0 is
  *    narrower: `warpShape`), from `getMemAccessMap`'s per-work-item strides along each local
- *    axis, at an assumed 4× the global bandwidth;
- *    and what reaches memory, the sectors the whole work-group touches per access (a warp
- *    across rows reads 32 sectors, but the warps beside it along l.1 read the rest of each: a
- *    16 x 16 transpose tile moves what a coalesced copy moves). An access the same for the
- *    whole sub-group is one sector. A prefetch shows up as fewer global accesses and more local ones;
+ *    axis, at an assumed 4× the global bandwidth; a warp's stores write through to L2, sector by
+ *    sector, at an assumed 2.5×. The L2 cache: the sectors the whole work-group touches per access
+ *    (a warp across rows reads 32 sectors, but the warps beside it along l.1 read the rest of each:
+ *    a 16 x 16 transpose tile moves what a coalesced copy moves), at 2.5×. Memory: the bytes the
+ *    kernel needs, plus the unfilled part of every sector a warp's store fills only in part (it is
+ *    read back or written twice: a transpose storing down columns ran 2.2x slower than one loading
+ *    down them on the H200, bench/fit-cost-model.ts). An access the same for the whole sub-group is
+ *    one sector; loads that the unrolled copies of an instruction repeat count once
+ *    (`globalReuse`). A prefetch shows up as fewer global accesses and more local ones;
  *  - local memory traffic, at an assumed 8× the global bandwidth, a read counted once for the
  *    unrolled copies (`ilp`, `unr`) that read the same element, which the compiler keeps in a
  *    register (`localReuse`: a 4 x 4 register tile of matmul reads 4 + 4 elements of its panels a
@@ -37,11 +41,14 @@ import { LoomError } from '../../errors.ts';
 import { freeVariables } from '../../expr/analysis.ts';
 import { allAccesses } from '../../kernel/accesses.ts';
 import { ilpRange } from '../../preprocess/privatize-ilp.ts';
+import { toLinear } from '../../expr/affine.ts';
+import { Linear } from '../../linear.ts';
 
 const WARP = 32;
 const SECTOR = 32;
 const LOCAL_SPEEDUP = 8;
 const L1_SPEEDUP = 4;
+const L2_SPEEDUP = 2.5;
 const OVERLAP_LEAK = 0.25;
 const BARRIER_FLOPS = 64;
 
@@ -53,6 +60,8 @@ export interface CostBreakdown {
   readonly globalBytes: number;
   /** Bytes of global memory requested through the L1 cache, in the whole sectors each warp touches. */
   readonly l1Bytes: number;
+  /** Of `l1Bytes`, the stores': the L1 cache writes through, so each sector a warp stores reaches L2. */
+  readonly storeBytes: number;
   /** Bytes of local memory read and written. */
   readonly localBytes: number;
   /** Local barriers per work-item. */
@@ -85,8 +94,11 @@ export function predictCost(
   }
   const stats = getStatistics(knl, { subgroupSize: WARP });
   const reuse = localReuse(knl);
+  const loads = globalReuse(knl);
   let globalBytes = 0;
   let l1Bytes = 0;
+  let storeBytes = 0;
+  let partialStores = 0;
   let localBytes = 0;
   for (const [key, count] of stats.memAccesses) {
     const n = count.evalWithDict(sizes);
@@ -102,11 +114,21 @@ export function predictCost(
       l1Bytes += n * Math.ceil(bytes / SECTOR) * SECTOR;
       continue;
     }
-    // a warp is WARP consecutive work-items: rows of l.0, as many as fit, then along l.1 and l.2
+    // a warp is WARP consecutive work-items: rows of l.0, as many as fit, then along l.1 and l.2;
+    // a load the unrolled copies of an instruction repeat is made once (the compiler keeps it)
     const strides = groupShape.map((_, axis) => strideValue(key.lidStrides?.[axis], env));
     const warp = warpShape(groupShape);
-    l1Bytes += (n / warp.reduce((a, b) => a * b, 1)) * groupSectors(warp, strides, bytes) * SECTOR;
-    globalBytes += (n / groupShape.reduce((a, b) => a * b, 1)) * groupSectors(groupShape, strides, bytes) * SECTOR;
+    const once = key.direction === 'load' && key.variable ? (loads.get(key.variable) ?? 1) : 1;
+    const warpBytes = (n / warp.reduce((a, b) => a * b, 1)) * groupSectors(warp, strides, bytes) * SECTOR * once;
+    l1Bytes += warpBytes;
+    if (key.direction === 'store') {
+      storeBytes += warpBytes;
+      // sectors a warp's store fills only in part are written back to memory in part: the rest
+      // of each is read first, or written again when another warp fills it later
+      partialStores += Math.max(0, warpBytes - n * bytes);
+    }
+    globalBytes +=
+      (n / groupShape.reduce((a, b) => a * b, 1)) * groupSectors(groupShape, strides, bytes) * SECTOR * once;
   }
   let barriers = 0;
   for (const [key, count] of stats.sync) if (key.kind === 'barrier_local') barriers += count.evalWithDict(sizes);
@@ -114,8 +136,13 @@ export function predictCost(
   const fill = Math.min(1, workItems / parallelism);
   const parts = [
     work.flops / profile.flopRate,
-    Math.max(globalBytes, work.bytes) / profile.bandwidth,
-    l1Bytes / (L1_SPEEDUP * profile.bandwidth),
+    // memory: what the kernel needs; the L2 cache: the sectors its work-groups ask for (neighbours'
+    // overlapping reads meet there); the L1 cache: the sectors of its warps' loads, while their
+    // stores go through to L2 sector by sector
+    (work.bytes + partialStores) / profile.bandwidth,
+    globalBytes / (L2_SPEEDUP * profile.bandwidth),
+    (l1Bytes - storeBytes) / (L1_SPEEDUP * profile.bandwidth),
+    storeBytes / (L2_SPEEDUP * profile.bandwidth),
     localBytes / (LOCAL_SPEEDUP * profile.bandwidth),
   ];
   // the largest part bounds the time; the others overlap with it, but not wholly (OVERLAP_LEAK of
@@ -127,6 +154,7 @@ export function predictCost(
     seconds: work.launches * profile.launchOverhead + (busy + barrierSeconds) / fill,
     globalBytes,
     l1Bytes,
+    storeBytes,
     localBytes,
     barriers,
     flops: work.flops,
@@ -205,6 +233,62 @@ export function localReuse(knl: LoopKernel): Map<string, number> {
       if (used.has(iname)) distinct *= n;
     }
     out.set(access.array, Math.min(out.get(access.array) ?? 1, distinct / all));
+  }
+  return out;
+}
+
+/**
+ * Per global array, the fraction of its counted reads that load distinct elements: the unrolled
+ * copies (`ilp`, `unr`) of an instruction, and its several reads of one array, load an element
+ * once (a 5-point stencil unrolled over two rows reads 8 distinct elements of 10). The smallest
+ * fraction over the instructions that read it; 1 where an index is not affine or the copies are
+ * too many to list.
+ */
+export function globalReuse(knl: LoopKernel): Map<string, number> {
+  const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
+  const copiesOf = (iname: string): number => {
+    const kind = knl.inameTags.get(iname)?.kind;
+    if (kind !== 'ilp' && kind !== 'unroll') return 1;
+    try {
+      const { lo, hi } = ilpRange(knl, iname);
+      return hi - lo + 1;
+    } catch (e) {
+      if (e instanceof LoomError) return 1;
+      throw e;
+    }
+  };
+  const reads = new Map<string, { all: number; distinct: Set<string>; array: string; affine: boolean }>();
+  for (const access of allAccesses(knl)) {
+    if (access.isWrite || !global(access.array)) continue;
+    const key = `${access.instruction.id} ${access.array}`;
+    const entry = reads.get(key) ?? { all: 0, distinct: new Set<string>(), array: access.array, affine: true };
+    reads.set(key, entry);
+    const forms = access.indices.map((e) => toLinear(e));
+    const unrolled = [...new Set([...access.instruction.withinInames, ...access.reductionInames])]
+      .map((iname) => ({ iname, count: copiesOf(iname) }))
+      .filter((u) => u.count > 1);
+    const total = unrolled.reduce((a, u) => a * u.count, 1);
+    if (forms.some((f) => f === undefined) || total > 4096) {
+      entry.affine = false;
+      continue;
+    }
+    const ranges = unrolled.map((u) => ({ ...u, lo: ilpRange(knl, u.iname).lo }));
+    for (let copy = 0; copy < total; copy++) {
+      let rest = copy;
+      const values = ranges.map((r) => {
+        const v = r.lo + (rest % r.count);
+        rest = Math.floor(rest / r.count);
+        return [r.iname, v] as const;
+      });
+      const at = forms.map((f) => values.reduce((l, [n, v]) => l!.substitute(n, Linear.constant(v)), f)!.toString());
+      entry.all++;
+      entry.distinct.add(at.join(','));
+    }
+  }
+  const out = new Map<string, number>();
+  for (const { all, distinct, array, affine } of reads.values()) {
+    const fraction = affine && all > 0 ? distinct.size / all : 1;
+    out.set(array, Math.min(out.get(array) ?? 1, fraction));
   }
   return out;
 }

@@ -1,0 +1,72 @@
+/**
+ * The auto-scheduler's cost model against candidates measured on a device, offline: each row of a
+ * bench/auto-schedule.ts JSON result that kept its candidates (script, predicted, measured) is
+ * rebuilt here from its script, predicted again by the model as it is now, and ranked against the
+ * recorded measurements (Kendall's tau, and how far the model's pick is from the fastest). A change
+ * to the model is tried against real measurements without the GPU they came from.
+ *
+ *   node --import tsx bench/fit-cost-model.ts --results=bench/results/auto-schedule-h200-2026-12-03-eleventh-candidates.jsonl \
+ *     [--bandwidth=2.73e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=16384]
+ *
+ * The profile defaults are the H200's through OpenCL (measured by the run that recorded the file).
+ */
+import { readFileSync } from 'node:fs';
+import { COMMON_LIMITS, fixParameters, predictScheduleTime, type Device, type LoopKernel } from '@loom/core';
+import { kernel } from '@loom/dsl';
+import { openclTarget } from '@loom/codegen-opencl';
+import { AUTO_SCHEDULE_CASES, kendallTau } from './auto-schedule-kernels.ts';
+import { numberFlag, parseOptions } from './lib/cli.ts';
+
+const options = parseOptions();
+const file = options.flags.get('results');
+if (!file) throw new Error('usage: bench/fit-cost-model.ts --results=RESULTS.jsonl');
+const profile = {
+  device: 'recorded device',
+  bandwidth: numberFlag(options, 'bandwidth', 2.73e12),
+  flopRate: numberFlag(options, 'flop-rate', 6.25e13),
+  launchOverhead: numberFlag(options, 'launch', 1.08e-5),
+};
+const parallelism = numberFlag(options, 'parallelism', 16384);
+// the model reads the target (to build the program) and the limits (to refuse what cannot run)
+const device = {
+  name: 'recorded device',
+  target: openclTarget(),
+  limits: { ...COMMON_LIMITS, maxLocalMemoryBytes: 48 * 1024 },
+} as unknown as Device;
+
+interface Candidate {
+  readonly script: string;
+  readonly predicted?: number;
+  readonly measured?: number;
+}
+
+for (const line of readFileSync(file, 'utf8').split('\n')) {
+  if (!line.trim()) continue;
+  const row = JSON.parse(line) as { kernel?: string; sizes?: Record<string, number>; candidates?: Candidate[] };
+  if (!row.candidates || !row.kernel || !row.sizes) continue;
+  const c = AUTO_SCHEDULE_CASES.find((x) => x.name === row.kernel);
+  if (!c) continue;
+  const sizes = row.sizes;
+  const measured = row.candidates.filter((x) => x.measured !== undefined && x.script !== '');
+  const rebuilt = (script: string): LoopKernel => {
+    const base = kernel('{ [i]: 0 <= i < 1 }', 'x[i] = 0').apply(() => fixParameters(c.kernel, sizes));
+    return (new Function('k', `return k${script}`)(base) as { kernel: LoopKernel }).kernel;
+  };
+  const now = measured.map(
+    (x) => predictScheduleTime(rebuilt(x.script), device, profile, sizes, { parallelism }).seconds,
+  );
+  const times = measured.map((x) => x.measured!);
+  const recorded = measured.map((x) => x.predicted ?? Number.NaN);
+  const pickOf = (predictions: readonly number[]) =>
+    times[predictions.indexOf(Math.min(...predictions))]! / Math.min(...times);
+  console.log(`${row.kernel}: ${measured.length} candidates measured`);
+  console.log(
+    `  recorded model: tau ${kendallTau(recorded, times).toFixed(2)}, pick within ${pickOf(recorded).toFixed(2)}x`,
+  );
+  console.log(`  model now:      tau ${kendallTau(now, times).toFixed(2)}, pick within ${pickOf(now).toFixed(2)}x`);
+  measured.forEach((x, k) =>
+    console.log(
+      `    measured ${(times[k]! * 1e6).toFixed(1)} us, now ${(now[k]! * 1e6).toFixed(1)} us: ${x.script.replace(/\n/g, ' ')}`,
+    ),
+  );
+}
