@@ -123,6 +123,14 @@ test('the builder verb is the same transformation', () => {
   assert.match(generateCode(built, cudaTarget()).code, 'wmma::mma_sync(acc[0], loom_a_tile0, loom_b_tile0, acc[0]);');
 });
 
+test('the CPU device writes a tensor tile out as loops: exact products, sums rounded to the accumulator', () => {
+  const code = generateCode(oneTilePerWarp(64), jsTarget()).code;
+  assert.match(code, 'new Float32Array(256); // float32[256], tensor tiles');
+  assert.match(code, 's = Math.fround(s + loom.halfValue(a[');
+  const support = targetFacts(jsTarget()).matrixInstructions;
+  assert.is('lanes' in support && support.lanes, 1);
+});
+
 test('CUDA C: fragments, tile loads and stores at their offsets, panels in local memory aligned and held as halves', () => {
   const simple = generateCode(oneTilePerWarp(64), cudaTarget()).code;
   assert.match(simple, '#include <mma.h>');
@@ -251,7 +259,7 @@ test('minGroupsPerComputeUnit: CUDA asks for blocks per multiprocessor in __laun
 });
 
 test('targets without matrix instructions refuse a tensor tile before any code is written', () => {
-  for (const target of [openclTarget(), wgslTarget(), jsTarget()]) {
+  for (const target of [openclTarget(), wgslTarget()]) {
     assert.equal('refused' in targetFacts(target).matrixInstructions, true);
     assert.throws(
       () => generateCode(oneTilePerWarp(64), target),
@@ -363,14 +371,22 @@ for (const device of testDevices()) {
     continue;
   }
   test(`${device.name}: HGEMM on matrix instructions computes the product (one tile a warp, and panels staged in local memory)`, async () => {
-    const n = 256;
+    // the CPU device computes each warp's tile in each of its lanes: smaller, and fewer tilings
+    const emulated = support.lanes === 1;
+    const n = emulated ? 128 : 256;
     const a = halves(n, 11);
     const b = halves(n, 12);
+    const chosen = HGEMM_CONFIGS.filter((c, k) => k < 3 || c.doubleBuffered || c.wideCopies || c.groupsPerUnit);
     const kernels: [string, LoopKernel][] = [
       ['one tile a warp', oneTilePerWarp(n)],
-      ...HGEMM_CONFIGS.filter((c, k) => k < 3 || c.doubleBuffered || c.wideCopies || c.groupsPerUnit).map(
-        (c): [string, LoopKernel] => [JSON.stringify(c), hgemmKernel(n, c)],
-      ),
+      ...(emulated
+        ? [
+            HGEMM_CONFIGS[1]!,
+            { ...HGEMM_CONFIGS[1]!, doubleBuffered: true },
+            { ...HGEMM_CONFIGS[1]!, wideCopies: true },
+          ]
+        : chosen
+      ).map((c): [string, LoopKernel] => [JSON.stringify(c), hgemmKernel(n, c)]),
     ];
     // a float16 accumulator, on small integers: every product and partial sum exact, in any order
     const ia = smallIntegers(64, 1);
@@ -386,7 +402,9 @@ for (const device of testDevices()) {
     // TF32 factors, on small integers (exact in TF32): every product and sum exact
     const big = smallIntegers(128, 1);
     const bigB = smallIntegers(128, 2);
-    for (const config of TF32_CONFIGS.slice(0, 2)) {
+    // the CPU device has less memory a work-item (each emulated lane holds its warp's tiles) and a group
+    const small = { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 4, wideCopies: true };
+    for (const config of emulated ? [small] : TF32_CONFIGS.slice(0, 2)) {
       const { c: tf32C } = await run(tf32Kernel(128, config), device, {
         a: new Float32Array(big.values),
         b: new Float32Array(bigB.values),

@@ -311,9 +311,24 @@ export const runtimeHelpers = Object.freeze({
   halfBits: float16Bits,
   /** A number rounded to the nearest float16 value (ties to even), as a number. */
   toHalf: roundToFloat16,
+  /** A float32 value rounded to TF32 (10 mantissa bits, ties away from zero), as NVIDIA's tensor cores take floats. */
+  toTf32,
 });
 
 export type RuntimeHelper = keyof typeof runtimeHelpers;
+
+const tf32Word = new Float32Array(1);
+const tf32Bits = new Uint32Array(tf32Word.buffer);
+
+/** `x` (a float32 value) with its mantissa rounded to 10 bits, ties away from zero (PTX's `cvt.rna.tf32.f32`). */
+function toTf32(x: number): number {
+  tf32Word[0] = x;
+  const bits = tf32Bits[0]!;
+  // infinities and NaN keep their bits
+  if ((bits & 0x7f800000) === 0x7f800000) return tf32Word[0]!;
+  tf32Bits[0] = ((bits + 0x1000) & 0xffffe000) >>> 0;
+  return tf32Word[0]!;
+}
 
 /**
  * A value (a literal, a kernel argument) in the representation generated code uses

@@ -35,6 +35,7 @@ import { UserCalls, type HostFunction } from './user-functions.ts';
 import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
 import { jsName, WORK_ITEM_PARAMS } from './names.ts';
 import { isBigIntType, isSmallIntType, operand, Prec } from './values.ts';
+import { JS_MATRIX_SHAPES, printMatrixLoops } from './matrix.ts';
 
 /**
  * What the launcher must know about each kernel function beyond the code: its layout
@@ -67,6 +68,8 @@ export function jsTarget(): Target<JsExtra> {
     atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
     // a function takes the work-item ids it reads; a barrier would make it a generator of its own
     deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false, privateArrays: true },
+    // tensor tiles written out as loops (matrix.ts): every work-item computes its subgroup's tile
+    matrixInstructions: { lanes: 1, shapes: JS_MATRIX_SHAPES },
     generate: spellJavaScript,
     unsupportedDType,
   };
@@ -211,10 +214,11 @@ class KernelPrinter {
         return;
       }
       case 'matrix':
-        // refused before code generation (the target states no matrixInstructions); kept as a last guard
-        throw new LoomError(
-          `instruction '${s.insnId}' is a tensor tile (tensorize), which the JavaScript target cannot run: it has no matrix instructions`,
-        );
+        printMatrixLoops(s.op, {
+          integer: (e) => this.exprs.integer(e, 'a tile offset').code,
+          line: (text) => this.line(text),
+        });
+        return;
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
         throw new LoomError(
@@ -300,6 +304,11 @@ class KernelPrinter {
       this.line(
         `const ${name} = ${hostArrayConstructor(s.dtype).name}.of(${values.join(', ')}); // ${type}${s.dtype === 'float16' ? ', as bits' : ''}`,
       );
+      return;
+    }
+    if (s.matrix) {
+      // a tensor tile's accumulator: its values (of a float16 one too), tile after tile (matrix.ts)
+      this.line(`const ${name} = new Float32Array(${declaredLength(s)}); // ${type}, tensor tiles`);
       return;
     }
     if (s.length === undefined) {

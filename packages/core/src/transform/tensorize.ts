@@ -24,7 +24,7 @@
  * checks what only a target knows: that it has the tile's shape and dtypes, that the tiles are
  * laid out as its loads need (one axis contiguous, rows a multiple of 16 bytes apart, aligned),
  * and that the domain does not cut the tile at an edge. Targets without matrix instructions
- * refuse the kernel.
+ * refuse the kernel; the CPU device, the reference, writes each instruction out as its loops.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';

@@ -1,0 +1,84 @@
+/**
+ * Tensor tiles (`tensorize`) on the CPU device: each matrix instruction written out as the loops
+ * it stands for, so that the reference device runs a tensorized kernel and checks what the
+ * targets with tensor cores compute. Every work-item of a subgroup computes the whole tile (they
+ * run one after another here), and writes the same values. Products of factors are exact, as a
+ * tensor core's are (halves, or floats rounded to TF32 by `loom.toTf32`), and each sum is rounded
+ * to the accumulator's dtype, one product at a time along k.
+ */
+import { type DType, type MatrixOp, type MatrixOperand, type MatrixShape, unreachable } from '@loom/core';
+import { jsName } from './names.ts';
+
+/** The tiles the reference multiplies: those of NVIDIA's tensor cores (WMMA), so that it checks what CUDA runs. */
+export const JS_MATRIX_SHAPES: readonly MatrixShape[] = [
+  ...[
+    [16, 16, 16],
+    [32, 8, 16],
+    [8, 32, 16],
+  ].map(([m, n, k]): MatrixShape => ({ m, n, k, operand: 'float16', accumulators: ['float32', 'float16'] })),
+  { m: 16, n: 16, k: 8, operand: 'float32', accumulators: ['float32'], precision: 'tf32' },
+];
+
+/** How the printer spells what a matrix instruction needs: an integer expression, and its lines. */
+export interface MatrixPrinting {
+  readonly integer: (e: MatrixOperand['offset']) => string;
+  readonly line: (text: string) => void;
+}
+
+/** The number a fill's literal stands for. */
+function literal(e: MatrixOperand['offset']): number {
+  if (e.kind === 'int' || e.kind === 'float') return e.value;
+  throw new Error(`a matrix fill of ${e.kind}`);
+}
+
+/** A sum rounded to the accumulator's dtype. */
+const rounded = (dtype: DType, value: string) =>
+  dtype === 'float16' ? `loom.toHalf(${value})` : dtype === 'float32' ? `Math.fround(${value})` : value;
+
+/** Element (r, c) of a tile in memory, as a number (a float16 array holds bits). */
+function element(t: MatrixOperand, offset: string, r: string, c: string, precision: 'tf32' | undefined): string {
+  const at = t.layout === 'row' ? `${offset} + ${r} * ${t.leading} + ${c}` : `${offset} + ${r} + ${c} * ${t.leading}`;
+  const read = `${jsName(t.array)}[${at}]`;
+  const value = t.dtype === 'float16' ? `loom.halfValue(${read})` : read;
+  return precision === 'tf32' ? `loom.toTf32(${value})` : value;
+}
+
+/** The lines of one matrix instruction, as loops over its tile. */
+export function printMatrixLoops(op: MatrixOp, out: MatrixPrinting): void {
+  const { m, n, k } = op.accumulator.shape;
+  const acc = jsName(op.accumulator.name);
+  const base = `(${out.integer(op.accumulator.index)}) * ${m * n}`;
+  switch (op.kind) {
+    case 'fill':
+      // a constant (matrix-tiles.ts takes no other fill)
+      out.line(
+        `for (let e = 0; e < ${m * n}; e++) ${acc}[${base} + e] = ${rounded(op.accumulator.dtype, String(literal(op.value)))};`,
+      );
+      return;
+    case 'multiply': {
+      const a = out.integer(op.a.offset);
+      const b = out.integer(op.b.offset);
+      out.line(`for (let r = 0; r < ${m}; r++)`);
+      out.line(`  for (let c = 0; c < ${n}; c++) {`);
+      out.line(`    let s = ${acc}[${base} + r * ${n} + c];`);
+      out.line(`    for (let q = 0; q < ${k}; q++)`);
+      const product = `${element(op.a, a, 'r', 'q', op.precision)} * ${element(op.b, b, 'q', 'c', op.precision)}`;
+      out.line(`      s = ${rounded(op.accumulator.dtype, `s + ${product}`)};`);
+      out.line(`    ${acc}[${base} + r * ${n} + c] = s;`);
+      out.line('  }');
+      return;
+    }
+    case 'store': {
+      const c = op.c;
+      const offset = out.integer(c.offset);
+      const at = c.layout === 'row' ? `${offset} + r * ${c.leading} + col` : `${offset} + r + col * ${c.leading}`;
+      const value = `${acc}[${base} + r * ${n} + col]`;
+      const stored = c.dtype === 'float16' ? `loom.halfBits(${value})` : value;
+      out.line(`for (let r = 0; r < ${m}; r++)`);
+      out.line(`  for (let col = 0; col < ${n}; col++) ${jsName(c.array)}[${at}] = ${stored};`);
+      return;
+    }
+    default:
+      unreachable(op, 'matrix instruction');
+  }
+}
