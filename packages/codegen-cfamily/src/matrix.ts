@@ -82,10 +82,8 @@ export function printMatrixOp(
         return found >= 0 ? found : list.push(t) - 1;
       };
       const products = (ops as Extract<MatrixOp, { kind: 'multiply' }>[]).map((o) => {
-        if (
-          o.accumulator.shape !== op.accumulator.shape &&
-          JSON.stringify(o.accumulator.shape) !== JSON.stringify(op.accumulator.shape)
-        )
+        const [x, y] = [o.accumulator.shape, op.accumulator.shape];
+        if (x.m !== y.m || x.n !== y.n || x.k !== y.k)
           throw new InternalError('a run of products of tiles of different shapes');
         if (o.precision !== op.precision) throw new InternalError('a run of products of different precisions');
         return { fragment: fragmentOf(o), a: indexIn(as, tile(o.a)), b: indexIn(bs, tile(o.b)) };

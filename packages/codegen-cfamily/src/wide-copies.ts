@@ -8,7 +8,7 @@
  * `CExpressionPrinter.alignedArrays`), so that an index that is such a multiple is a 16-byte
  * aligned address.
  */
-import { expr as E, type DType, type Expr, type Stmt } from '@loom/core';
+import { byteSize, expr as E, type DType, type Expr, type Stmt } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 
 /** Bytes one wide move copies. */
@@ -30,11 +30,8 @@ function plainCopy(s: Stmt, printer: CExpressionPrinter) {
   return { to: target.array, toIndex: target.indices[0], from: value.array, fromIndex: value.indices[0], dtype };
 }
 
-function bytesOf(dtype: DType): number | undefined {
-  if (dtype === 'bool') return undefined;
-  const bits = /(\d+)$/.exec(dtype)?.[1];
-  return bits ? Number(bits) / 8 : undefined;
-}
+/** An element's bytes, where a copy of it moves as bytes (a bool is stored as the language decides). */
+const bytesOf = (dtype: DType): number | undefined => (dtype === 'bool' ? undefined : byteSize(dtype));
 
 /** The terms of a sum, its constants added up: `(8*x + (y + 3)) + 1` → [8*x, y], 4. */
 function terms(e: Expr): { readonly parts: readonly Expr[]; readonly constant: number } {

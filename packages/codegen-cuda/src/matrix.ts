@@ -5,20 +5,6 @@
  * `mma_sync`.
  */
 import type { MatrixSpelling, PrintedTile } from '@loom/codegen-cfamily';
-import type { MatrixShape } from '@loom/core';
-
-/**
- * The tiles WMMA multiplies: halves (sm_70 and later) into float or half accumulators, and floats
- * rounded to TF32 (sm_80 and later) into floats.
- */
-export const CUDA_MATRIX_SHAPES: readonly MatrixShape[] = [
-  ...[
-    [16, 16, 16],
-    [32, 8, 16],
-    [8, 32, 16],
-  ].map(([m, n, k]): MatrixShape => ({ m, n, k, operand: 'float16', accumulators: ['float32', 'float16'] })),
-  { m: 16, n: 16, k: 8, operand: 'float32', accumulators: ['float32'], precision: 'tf32' },
-];
 
 const layout = (l: 'row' | 'col') => `wmma::${l}_major`;
 

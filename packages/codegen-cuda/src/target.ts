@@ -13,8 +13,7 @@
  * (The product is `__fmul_rn` so that NVRTC does not fuse it with a sum into an fma, as it
  * otherwise would: every device rounds `a * b + c` twice unless the kernel allows the fma.)
  */
-import { CUDA_MATRIX_SHAPES } from './matrix.ts';
-import type { ProgramAst, Target, TargetOutput } from '@loom/core';
+import { WMMA_SHAPES, type ProgramAst, type Target, type TargetOutput } from '@loom/core';
 import { printCProgram } from '@loom/codegen-cfamily';
 import { cudaDialect } from './dialect.ts';
 
@@ -41,7 +40,7 @@ export function cudaTarget(): Target<CudaExtra> {
     // warp shuffles (__shfl_xor_sync) on every 32- and 64-bit scalar (dialect.ts); a block of whole warps
     subgroups: { dtypes: ['int32', 'uint32', 'float32', 'int64', 'uint64', 'float64'], size: 32 },
     // tensor tiles as WMMA's warp-wide matrix functions (matrix.ts)
-    matrixInstructions: { lanes: 32, shapes: CUDA_MATRIX_SHAPES },
+    matrixInstructions: { lanes: 32, shapes: WMMA_SHAPES },
     // __launch_bounds__'s minimum blocks per multiprocessor (dialect.ts)
     occupancyHints: true,
     // CUDA's own code: a plain C preamble would need __device__ on each function

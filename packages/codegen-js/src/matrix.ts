@@ -6,18 +6,8 @@
  * tensor core's are (halves, or floats rounded to TF32 by `loom.toTf32`), and each sum is rounded
  * to the accumulator's dtype, one product at a time along k.
  */
-import { type DType, type MatrixOp, type MatrixOperand, type MatrixShape, unreachable } from '@loom/core';
+import { type DType, type MatrixOp, type MatrixOperand, unreachable } from '@loom/core';
 import { jsName } from './names.ts';
-
-/** The tiles the reference multiplies: those of NVIDIA's tensor cores (WMMA), so that it checks what CUDA runs. */
-export const JS_MATRIX_SHAPES: readonly MatrixShape[] = [
-  ...[
-    [16, 16, 16],
-    [32, 8, 16],
-    [8, 32, 16],
-  ].map(([m, n, k]): MatrixShape => ({ m, n, k, operand: 'float16', accumulators: ['float32', 'float16'] })),
-  { m: 16, n: 16, k: 8, operand: 'float32', accumulators: ['float32'], precision: 'tf32' },
-];
 
 /** How the printer spells what a matrix instruction needs: an integer expression, and its lines. */
 export interface MatrixPrinting {

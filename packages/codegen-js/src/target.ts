@@ -29,13 +29,14 @@ import {
   type Stmt,
   type Target,
   type TargetOutput,
+  WMMA_SHAPES,
 } from '@loom/core';
 import { ExpressionPrinter, structView } from './expressions.ts';
 import { UserCalls, type HostFunction } from './user-functions.ts';
 import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
 import { jsName, WORK_ITEM_PARAMS } from './names.ts';
 import { isBigIntType, isSmallIntType, operand, Prec } from './values.ts';
-import { JS_MATRIX_SHAPES, printMatrixLoops } from './matrix.ts';
+import { printMatrixLoops } from './matrix.ts';
 
 /**
  * What the launcher must know about each kernel function beyond the code: its layout
@@ -69,7 +70,7 @@ export function jsTarget(): Target<JsExtra> {
     // a function takes the work-item ids it reads; a barrier would make it a generator of its own
     deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false, privateArrays: true },
     // tensor tiles written out as loops (matrix.ts): every work-item computes its subgroup's tile
-    matrixInstructions: { lanes: 1, shapes: JS_MATRIX_SHAPES },
+    matrixInstructions: { lanes: 1, shapes: WMMA_SHAPES },
     generate: spellJavaScript,
     unsupportedDType,
   };

@@ -73,6 +73,8 @@ export class DeviceKernelBuilder {
   private readonly runtimeSizedArrays?: RuntimeSizedArrays;
   /** The target's matrix instructions (tensor tiles), and its name for the refusal. */
   private readonly matrix?: { readonly support: MatrixSupport; readonly target: string };
+  /** Whether some temporary is a tensor tile's accumulator (tensorize). */
+  private readonly hasAccumulators: boolean;
   /** Local temporaries matrix instructions read or write whole. */
   private readonly matrixOperands = new Set<string>();
   /** The shape of each tensor tile accumulator, from the matrix instructions that use it. */
@@ -99,6 +101,7 @@ export class DeviceKernelBuilder {
   ) {
     this.runtimeSizedArrays = options.runtimeSizedArrays;
     this.matrix = options.matrix;
+    this.hasAccumulators = [...knl.temporaries.values()].some((t) => t.matrixAccumulator);
     this.vectorTypes = options.vectorTypes ?? false;
     this.vectorLanes = options.vectorLanes ?? VECTOR_LANES;
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
@@ -461,6 +464,8 @@ export class DeviceKernelBuilder {
 
   /** A tensor tile's accumulator is spread over a subgroup's registers: only its tile's matrix instructions reach it. */
   private checkNoAccumulator(insn: Instruction): void {
+    // most kernels have no tensor tile: nothing to look for in each instruction
+    if (!this.hasAccumulators) return;
     for (const name of [...namesRead(insn, this.knl.substitutions), ...namesWritten(insn)]) {
       if (this.knl.temporaries.get(name)?.matrixAccumulator)
         throw new LoomError(

@@ -6,7 +6,7 @@
  * a constant, 16-byte multiple apart and starts aligned (what CUDA's `load_matrix_sync` needs),
  * that the domain does not cut a tile at an edge, and that whole subgroups run each instruction.
  */
-import { isFloat, type DType } from '../dtypes.ts';
+import { byteSize, isFloat, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { int, type Expr, type Subscript } from '../expr/nodes.ts';
 import { fromLinear, printExpr, substitute, toLinear } from '../expr/index.ts';
@@ -243,7 +243,7 @@ function elementRead(e: Expr, types: ReadonlyMap<string, DType>): Subscript | un
     x = x.operand;
   }
   if (x.kind !== 'subscript') return undefined;
-  const bits = (t: string) => (isFloat(t as DType) ? Number(/(\d+)$/.exec(t)![1]) : 0);
+  const bits = (t: string) => (isFloat(t as DType) ? 8 * byteSize(t as DType) : 0);
   const own = bits(types.get(x.array) ?? '');
   return casts.every((t) => bits(t) >= own && own > 0) ? x : undefined;
 }
@@ -297,7 +297,7 @@ function operand(
       `${where}: the tile of '${access.array}' has neither its rows nor its columns contiguous (${printExpr(index)}: ${rowStride} between rows, ${colStride} between columns)`,
     );
   const leading = layout === 'row' ? rowStride : colStride;
-  const bytes = elementBytes(dtype);
+  const bytes = byteSize(dtype);
   if ((leading * bytes) % ROW_ALIGNMENT !== 0)
     throw new LoomError(
       `${where}: the lines of the tile of '${access.array}' lie ${leading} elements apart, which is not a multiple of ${ROW_ALIGNMENT} bytes (pad the array)`,
@@ -308,9 +308,4 @@ function operand(
       `${where}: the tile of '${access.array}' starts at ${printExpr(first)}, which is not always a multiple of ${aligned} elements (${TILE_ALIGNMENT} bytes) as matrix loads and stores need`,
     );
   return { array: access.array, offset: first, leading, layout, dtype };
-}
-
-function elementBytes(dtype: DType): number {
-  const bits = /(\d+)$/.exec(dtype)?.[1];
-  return bits ? Number(bits) / 8 : 1;
 }

@@ -203,6 +203,19 @@ export function groupSectors(
   return Math.min(distinct, line * (distinct / near.size));
 }
 
+/** The copies an `ilp` or `unr` iname makes of what it holds (its constant extent); 1 for any other iname. */
+function unrolledCopies(knl: LoopKernel, iname: string): number {
+  const kind = knl.inameTags.get(iname)?.kind;
+  if (kind !== 'ilp' && kind !== 'unroll') return 1;
+  try {
+    const { lo, hi } = ilpRange(knl, iname);
+    return hi - lo + 1;
+  } catch (e) {
+    if (e instanceof LoomError) return 1;
+    throw e;
+  }
+}
+
 /**
  * Per local array, the fraction of its counted reads that touch distinct elements within one
  * set of unrolled copies: the copies of an instruction over `ilp` and `unr` inames its index does
@@ -211,17 +224,7 @@ export function groupSectors(
  */
 export function localReuse(knl: LoopKernel): Map<string, number> {
   const out = new Map<string, number>();
-  const copies = (iname: string) => {
-    const kind = knl.inameTags.get(iname)?.kind;
-    if (kind !== 'ilp' && kind !== 'unroll') return 1;
-    try {
-      const { lo, hi } = ilpRange(knl, iname);
-      return hi - lo + 1;
-    } catch (e) {
-      if (e instanceof LoomError) return 1;
-      throw e;
-    }
-  };
+  const copies = (iname: string) => unrolledCopies(knl, iname);
   for (const access of allAccesses(knl)) {
     if (access.isWrite || knl.temporaries.get(access.array)?.addressSpace !== 'local') continue;
     const used = new Set(access.indices.flatMap((e) => [...freeVariables(e)]));
@@ -246,17 +249,6 @@ export function localReuse(knl: LoopKernel): Map<string, number> {
  */
 export function globalReuse(knl: LoopKernel): Map<string, number> {
   const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
-  const copiesOf = (iname: string): number => {
-    const kind = knl.inameTags.get(iname)?.kind;
-    if (kind !== 'ilp' && kind !== 'unroll') return 1;
-    try {
-      const { lo, hi } = ilpRange(knl, iname);
-      return hi - lo + 1;
-    } catch (e) {
-      if (e instanceof LoomError) return 1;
-      throw e;
-    }
-  };
   const reads = new Map<string, { all: number; distinct: Set<string>; array: string; affine: boolean }>();
   for (const access of allAccesses(knl)) {
     if (access.isWrite || !global(access.array)) continue;
@@ -265,7 +257,7 @@ export function globalReuse(knl: LoopKernel): Map<string, number> {
     reads.set(key, entry);
     const forms = access.indices.map((e) => toLinear(e));
     const unrolled = [...new Set([...access.instruction.withinInames, ...access.reductionInames])]
-      .map((iname) => ({ iname, count: copiesOf(iname) }))
+      .map((iname) => ({ iname, count: unrolledCopies(knl, iname) }))
       .filter((u) => u.count > 1);
     const total = unrolled.reduce((a, u) => a * u.count, 1);
     if (forms.some((f) => f === undefined) || total > 4096) {
