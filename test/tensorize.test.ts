@@ -26,10 +26,12 @@ import {
   tagInames,
   targetFacts,
   tensorize,
+  expr,
   type LoopKernel,
+  type Stmt,
 } from '@loom/core';
 import { kernel } from '@loom/dsl';
-import { cudaTarget } from '@loom/codegen-cuda';
+import { cudaTarget, generateCuda } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { jsTarget } from '@loom/codegen-js';
@@ -43,6 +45,8 @@ import {
   tf32Kernel,
 } from '../examples/hgemm.ts';
 import { testDevices } from './support/devices.ts';
+
+const { int } = expr;
 
 /** The simplest tensor tile: one warp a 16x16 tile of c, k in steps of 16, straight from global memory. */
 function oneTilePerWarp(n: number): LoopKernel {
@@ -258,6 +262,55 @@ test('minGroupsPerComputeUnit: CUDA asks for blocks per multiprocessor in __laun
   assert.throws(() => setOptions(plain, { minGroupsPerComputeUnit: 1.5 }), /must be a whole number/);
 });
 
+test('CUDA C: adjacent products of tiles of two shapes are two runs, each loading its own fragments', () => {
+  const product = (shape: { m: number; n: number; k: number }, acc: string): Stmt => ({
+    kind: 'matrix',
+    insnId: acc,
+    op: {
+      kind: 'multiply',
+      accumulator: { name: acc, index: int(0), shape, dtype: 'float32' },
+      a: { array: 'a', offset: int(0), leading: 16, layout: 'row', dtype: 'float16' },
+      b: { array: 'b', offset: int(0), leading: 32, layout: 'row', dtype: 'float16' },
+    },
+  });
+  const declare = (name: string, shape: { m: number; n: number; k: number }): Stmt => ({
+    kind: 'declare',
+    name,
+    dtype: 'float32',
+    addressSpace: 'private',
+    length: shape.m * shape.n,
+    matrix: { ...shape, lanes: 32 },
+  });
+  const square = { m: 16, n: 16, k: 16 };
+  const tall = { m: 32, n: 8, k: 16 };
+  const code = generateCuda({
+    kernels: [
+      {
+        name: 'two_shapes',
+        params: [
+          { name: 'a', dtype: 'float16', kind: 'global', written: false },
+          { name: 'b', dtype: 'float16', kind: 'global', written: false },
+        ],
+        body: {
+          kind: 'block',
+          body: [declare('p', square), declare('q', tall), product(square, 'p'), product(tall, 'q')],
+        },
+        localSize: [int(32)],
+        groupCount: [int(1)],
+        types: new Map([
+          ['a', 'float16'],
+          ['b', 'float16'],
+          ['p', 'float32'],
+          ['q', 'float32'],
+        ]),
+      },
+    ],
+  });
+  assert.match(code, 'wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> loom_a_tile0;');
+  assert.match(code, 'wmma::fragment<wmma::matrix_a, 32, 8, 16, __half, wmma::row_major> loom_a_tile0;');
+  assert.is(code.match(/wmma::mma_sync/g)?.length, 2);
+});
+
 test('targets without matrix instructions refuse a tensor tile before any code is written', () => {
   for (const target of [openclTarget(), wgslTarget()]) {
     assert.equal('refused' in targetFacts(target).matrixInstructions, true);
@@ -290,6 +343,14 @@ test('tensorize refuses what is not a tile of a sum of products', () => {
     () => tensorize(splitIname(splitIname(plainHgemm(), 'j', 16), 'k', 16), { ...tile, m: 'i' }),
     /'m' iname 'i' runs from 0 to n - 1; it must run over constants from 0/,
   );
+  // another instruction in the tile's loops would lose them
+  const two = makeKernel('{ [i, j, k]: 0 <= i, j, k < 64 }', [
+    'c[i, j] = sum(k, a[i, k] * b[k, j]) {id=p}',
+    'd[i, j] = 2 * c[i, j] {id=q, dep=p}',
+  ]);
+  let twoSplit = addDtypes(two, { a: 'float16', b: 'float16' });
+  for (const n of ['i', 'j', 'k']) twoSplit = splitIname(twoSplit, n, 16);
+  refuses(() => tensorize(twoSplit, tile), /instruction 'q' also runs inside the tile's inames.*duplicateInames/);
   refuses(
     () => tensorize(tagInames(split('c[i, j] = sum(k, a[i, k] * b[k, j])'), { i_inner: 'l.0' }), tile),
     /'i_inner' is tagged l.0/,

@@ -42,7 +42,7 @@ export function printStatements(statements: readonly Stmt[], printer: CExpressio
       continue;
     }
     let end = k + 1;
-    while (end < statements.length && isProduct(statements[end])) end++;
+    while (end < statements.length && sameProduct(statements[end], statements[k])) end++;
     const run = statements.slice(k, end) as Extract<Stmt, { kind: 'matrix' }>[];
     out.push(...printMatrixOps(run, printer).map((line) => `${INDENT.repeat(depth)}${line}`));
     k = end;
@@ -51,6 +51,14 @@ export function printStatements(statements: readonly Stmt[], printer: CExpressio
 }
 
 const isProduct = (s: Stmt) => s.kind === 'matrix' && s.op.kind === 'multiply';
+
+/** Whether product `s` joins the run product `first` starts: one tile shape and precision load one kind of fragment. */
+function sameProduct(s: Stmt, first: Stmt): boolean {
+  if (s.kind !== 'matrix' || s.op.kind !== 'multiply' || first.kind !== 'matrix' || first.op.kind !== 'multiply')
+    return false;
+  const [x, y] = [s.op.accumulator.shape, first.op.accumulator.shape];
+  return x.m === y.m && x.n === y.n && x.k === y.k && s.op.precision === first.op.precision;
+}
 
 /** Matrix instructions, in the dialect's spelling (refused before code generation where the target has none). */
 function printMatrixOps(run: readonly Extract<Stmt, { kind: 'matrix' }>[], printer: CExpressionPrinter): string[] {

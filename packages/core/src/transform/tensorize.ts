@@ -113,6 +113,15 @@ export function tensorize(knl: LoopKernel, tile: TensorTile, options: TensorizeO
     throw new LoomError(`tensorize: lanes must be a positive integer, got ${lanes}`);
 
   const insn = tiledReduction(knl, tile, options.within);
+  // the tile's inames stop being loops: nothing else may run in them
+  const sharing = knl.instructions.find(
+    (i) => i.id !== insn.id && axes.some((axis) => i.withinInames.includes(tile[axis])),
+  );
+  if (sharing)
+    throw new LoomError(
+      `tensorize: instruction '${sharing.id}' also runs inside the tile's inames (${axes.map((a) => tile[a]).join(', ')}), which become one matrix instruction of '${insn.id}'; give it inames of its own first (duplicateInames)`,
+      sharing.span,
+    );
   const { product, reduced } = matchProduct(knl, insn, tile);
   const namer = kernelNamer(knl);
   const accName = options.accumulator ?? namer.fresh('acc');
