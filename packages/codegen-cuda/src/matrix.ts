@@ -28,6 +28,7 @@ function loaded(
   });
 }
 
+/** CUDA's spelling of tensor tiles for the C printer (`CDialect.matrix`): WMMA fragments, loads, products and stores. */
 export const cudaMatrix: MatrixSpelling = {
   fragments: (name, { m, n, k }, type, count) =>
     `wmma::fragment<wmma::accumulator, ${m}, ${n}, ${k}, ${type}> ${name}[${count}];`,

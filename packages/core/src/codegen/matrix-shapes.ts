@@ -5,6 +5,7 @@
  */
 import type { MatrixShape } from './target.ts';
 
+/** WMMA's tiles, as a target states them in its `matrixInstructions` fact: `{ lanes: 32, shapes: WMMA_SHAPES }`. */
 export const WMMA_SHAPES: readonly MatrixShape[] = [
   ...[
     [16, 16, 16],
