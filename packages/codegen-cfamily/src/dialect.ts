@@ -16,6 +16,7 @@ import type { AtomicUpdate } from './atomics.ts';
 import type { CExpressionPrinter } from './expressions.ts';
 import type { SubgroupSpelling } from './subgroups.ts';
 import type { MatrixSpelling } from './matrix.ts';
+import type { AsyncCopySpelling } from './async-copies.ts';
 
 /** Where an array lives, as the printer tells a dialect (a pointer cast or a declaration needs it). */
 export type CAddressSpace = 'global' | 'constant' | 'local' | 'private';
@@ -90,6 +91,11 @@ export interface CDialect {
    * aligned) at once (wide-copies.ts); absent: the elements are copied one at a time.
    */
   wideCopy?(to: string, toIndex: string, from: string, fromIndex: string): string;
+  /**
+   * How asynchronous copies into local memory are issued and waited for (async-copies.ts); absent:
+   * they are plain copies (core lets them through only where work-items run one after another).
+   */
+  readonly asyncCopy?: AsyncCopySpelling;
   /** How matrix instructions (tensor tiles) are spelled (matrix.ts); absent where the language has none (core refuses them first). */
   readonly matrix?: MatrixSpelling;
   /** A barrier of the work-group, for local or global memory, with its comment (already printed) or none. */

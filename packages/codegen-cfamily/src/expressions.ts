@@ -69,6 +69,8 @@ export class CExpressionPrinter {
   usesMatrix = false;
   /** Arrays that start 16-byte aligned: global parameters (device allocations) and local tiles declared aligned. */
   alignedArrays = new Set<string>();
+  /** The local arrays asynchronous copies fill (async-copies.ts): declared aligned, and waited for at barriers. */
+  asyncTargets = new Set<string>();
   /** The program allows `a * b + c` fused into an fma (`ProgramAst.fusedMultiplyAdd`): for `CDialect.product`. */
   fusedMultiplyAdd = false;
   /** Whether a float product and a float sum or difference were printed: fma material. */

@@ -24,3 +24,4 @@ export { KEEP_ROLLED } from './unroll-guard.ts';
 export { printSubgroupCall, type ShuffleMode, type SubgroupSink, type SubgroupSpelling } from './subgroups.ts';
 export { C_MATH_FUNCTIONS } from './math-names.ts';
 export { printMatrixOp, type MatrixSpelling, type PrintedProduct, type PrintedTile } from './matrix.ts';
+export type { AsyncCopySpelling } from './async-copies.ts';

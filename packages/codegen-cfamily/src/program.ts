@@ -24,6 +24,7 @@ import {
 import type { CDialect, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
 import { printStatements } from './statements.ts';
+import { asyncCopyTargets } from './async-copies.ts';
 import { structDeclarations } from './structs.ts';
 
 /** How a program is printed, beyond its dialect. */
@@ -71,6 +72,9 @@ function printProgram(
   let contractible = false;
   const functionOwners = new Map<string, string>();
   const declarations: string[] = [];
+  const asyncTargets = new Set(
+    [...program.kernels, ...(program.deviceFunctions ?? [])].flatMap((k) => [...asyncCopyTargets(k.body)]),
+  );
   const printerOf = (k: KernelFunction | DeviceFunction) => {
     const printer = new CExpressionPrinter(dialect, (name) => k.types.get(name));
     printer.functions = program.functions ?? new Map();
@@ -84,6 +88,9 @@ function printProgram(
     if ('localSize' in k)
       printer.alignedArrays = new Set(k.params.filter((p) => p.kind === 'global').map((p) => p.name));
     printer.functionOwners = functionOwners;
+    // a barrier waits for asynchronous copies wherever the program issues any (a callee's barrier
+    // may be the one that a caller's copies wait at)
+    printer.asyncTargets = asyncTargets;
     return printer;
   };
   const gather = (printer: CExpressionPrinter, k: KernelFunction | DeviceFunction) => {

@@ -19,6 +19,7 @@ import { printTraceLine } from './trace.ts';
 import { accumulatesMinMax } from './unroll-guard.ts';
 import { printMatrixOp } from './matrix.ts';
 import { printWideCopy, wideCopyAt } from './wide-copies.ts';
+import { asyncWait, printAsyncCopy } from './async-copies.ts';
 
 const INDENT = '  ';
 
@@ -94,6 +95,8 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       return [`${pad}if (${printer.print(s.condition)})`, ...printBody(s.then, printer, depth)];
     case 'assign': {
       if (s.atomic) return [`${pad}${printAtomic(s.target, s.value, s.dtype, s.insnId, printer)}`];
+      const issued = printAsyncCopy(s, printer);
+      if (issued) return [`${pad}${issued}`];
       const target = s.target;
       const source = s.value;
       if (
@@ -152,7 +155,13 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
         ];
       }
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
-      const aligned = s.matrixOperand && dialect.matrix ? dialect.matrix.alignedLocal : '';
+      // a tile matrix instructions load, or one asynchronous copies fill 16 bytes at a time, starts aligned
+      const aligned =
+        s.matrixOperand && dialect.matrix
+          ? dialect.matrix.alignedLocal
+          : printer.asyncTargets.has(s.name) && dialect.asyncCopy && s.addressSpace === 'local'
+            ? dialect.asyncCopy.alignedLocal
+            : '';
       if (aligned) printer.alignedArrays.add(s.name);
       return [`${pad}${space}${aligned}${type} ${s.name}${dims};`];
     }
@@ -170,8 +179,14 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       return [`${pad}${printer.statementCall(s.call)};`];
     case 'trace':
       return [`${pad}${printTraceLine(printer, s.pieces, s.values)};`];
-    case 'barrier':
-      return [`${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`];
+    case 'barrier': {
+      // what the work-item copied asynchronously lands before the barrier lets others read it
+      const wait = asyncWait(printer);
+      return [
+        ...(wait ? [`${pad}${wait}`] : []),
+        `${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`,
+      ];
+    }
     case 'comment':
       return [`${pad}/* ${commentText(s.text)} */`];
     case 'device-call':

@@ -6,10 +6,12 @@
  * indices are consecutive and provably multiples of the run's length becomes one move. Both
  * arrays must start aligned (a device allocation, a local tile declared aligned:
  * `CExpressionPrinter.alignedArrays`), so that an index that is such a multiple is a 16-byte
- * aligned address.
+ * aligned address. Asynchronous copies (async-copies.ts) merge the same way, into one 16-byte
+ * asynchronous copy, never with plain ones.
  */
 import { byteSize, expr as E, type DType, type Expr, type Stmt } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
+import { printWideAsyncCopy } from './async-copies.ts';
 
 /** Bytes one wide move copies. */
 const WIDE_BYTES = 16;
@@ -17,6 +19,7 @@ const WIDE_BYTES = 16;
 /** A statement copying one element into another array's as it is: the two arrays, their flat indices and dtype. */
 function plainCopy(s: Stmt, printer: CExpressionPrinter) {
   if (s.kind !== 'assign' || s.atomic || s.vector) return undefined;
+  const async = s.async === true;
   const { target, value, dtype } = s;
   if (target.kind !== 'subscript' || value.kind !== 'subscript' || target.field || value.field) return undefined;
   if (!printer.alignedArrays.has(target.array) || !printer.alignedArrays.has(value.array)) return undefined;
@@ -27,7 +30,7 @@ function plainCopy(s: Stmt, printer: CExpressionPrinter) {
   // a half buffer holds halves; a float16 array without half storage holds floats
   const halves = printer.halfBuffers.has(target.array);
   if (dtype === 'float16' && (!halves || !printer.halfBuffers.has(value.array))) return undefined;
-  return { to: target.array, toIndex: target.indices[0], from: value.array, fromIndex: value.indices[0], dtype };
+  return { to: target.array, toIndex: target.indices[0], from: value.array, fromIndex: value.indices[0], dtype, async };
 }
 
 /** An element's bytes, where a copy of it moves as bytes (a bool is stored as the language decides). */
@@ -61,10 +64,12 @@ const sameTerms = (a: readonly Expr[], b: readonly Expr[]) =>
  * bytes where they are copies of consecutive elements from and to aligned places, else 0.
  */
 export function wideCopyAt(statements: readonly Stmt[], start: number, printer: CExpressionPrinter): number {
-  if (!printer.dialect.wideCopy) return 0;
   const first = plainCopy(statements[start], printer);
   const bytes = first && bytesOf(first.dtype);
   if (!first || !bytes || bytes >= WIDE_BYTES) return 0;
+  // asynchronous copies merge into one of 16 bytes where the language issues such, others into a move
+  const { asyncCopy, wideCopy } = printer.dialect;
+  if (first.async ? !asyncCopy?.sizes.includes(WIDE_BYTES) : !wideCopy) return 0;
   const count = WIDE_BYTES / bytes;
   if (start + count > statements.length) return 0;
   const to = terms(first.toIndex);
@@ -75,6 +80,7 @@ export function wideCopyAt(statements: readonly Stmt[], start: number, printer: 
   for (let k = 1; k < count; k++) {
     const next = plainCopy(statements[start + k], printer);
     if (!next || next.to !== first.to || next.from !== first.from || next.dtype !== first.dtype) return 0;
+    if (next.async !== first.async) return 0;
     const t = terms(next.toIndex);
     const f = terms(next.fromIndex);
     if (!sameTerms(t.parts, to.parts) || !sameTerms(f.parts, from.parts)) return 0;
@@ -88,5 +94,6 @@ export function printWideCopy(statements: readonly Stmt[], start: number, printe
   const first = plainCopy(statements[start], printer)!;
   const toIndex = printer.print(first.toIndex, 'int32');
   const fromIndex = printer.print(first.fromIndex, 'int32');
+  if (first.async) return printWideAsyncCopy(first.to, toIndex, first.from, fromIndex, printer);
   return printer.dialect.wideCopy!(first.to, toIndex, first.from, fromIndex);
 }

@@ -7,6 +7,7 @@
  * `make_float4` and read with `.x`, float16 as `__half` storage, `atomicAdd`/`atomicCAS`.
  */
 import { cudaMatrix } from './matrix.ts';
+import { cudaAsyncCopy } from './async-copies.ts';
 import { constantLocalSize, LoomError, type DType } from '@loom/core';
 import {
   KEEP_ROLLED,
@@ -88,6 +89,7 @@ export const cudaDialect: CDialect = {
     }),
   },
   matrix: cudaMatrix,
+  asyncCopy: cudaAsyncCopy,
   wideCopy: (to, toIndex, from, fromIndex) =>
     `*(uint4 *) (${to} + (${toIndex})) = *(uint4 const *) (${from} + (${fromIndex}));`,
   // a block-wide barrier that also orders the block's global memory accesses: OpenCL's

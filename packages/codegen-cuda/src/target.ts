@@ -43,6 +43,8 @@ export function cudaTarget(): Target<CudaExtra> {
     matrixInstructions: { lanes: 32, shapes: WMMA_SHAPES },
     // __launch_bounds__'s minimum blocks per multiprocessor (dialect.ts)
     occupancyHints: true,
+    // global-to-shared copies issued as cp.async, waited for before each barrier (async-copies.ts)
+    asyncCopies: true,
     // CUDA's own code: a plain C preamble would need __device__ on each function
     functionDialects: cudaDialect.functionDialects,
     // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)

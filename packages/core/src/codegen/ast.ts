@@ -25,6 +25,8 @@ export type Stmt =
   /**
    * `target = value`; `target` is a `var` or a one-index `subscript`. With `vector`, every lane
    * of a `vec` loop at once (vectorize.ts): `vectorIndex` says which accesses are whole vectors.
+   * With `async`, a copy from global into local memory that the work-item does not wait for
+   * until its next barrier (an `asyncCopy` instruction: only targets with `asyncCopies` get one).
    */
   | {
       readonly kind: 'assign';
@@ -34,6 +36,7 @@ export type Stmt =
       readonly atomic: boolean;
       readonly insnId: string;
       readonly vector?: VectorLoop;
+      readonly async?: true;
     }
   /**
    * `length` elements; with `vectorWidth`, an array with a `vec` axis of that many lanes (the lane

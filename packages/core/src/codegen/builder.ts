@@ -24,6 +24,7 @@ import {
   combineBounds,
   constraintsToCondition,
   laneUniformGuard,
+  withPinnedValues,
   nonRedundant,
   withDim,
 } from './conditions.ts';
@@ -412,7 +413,7 @@ export class DeviceKernelBuilder {
     );
     const gisted = vecLanes.reduce(
       (g, lane) => laneUniformGuard(g, context, lane, ilpRange(this.knl, lane).hi),
-      domain.gist(context),
+      withPinnedValues(domain.gist(context), enforced),
     );
     const guard = constraintsToCondition(gisted, insn);
     if (insn.kind === 'c') return [this.cCode(insn, [...(guard ? [guard] : []), ...insn.predicates])];
@@ -493,6 +494,7 @@ export class DeviceKernelBuilder {
           : this.types.get(nameWritten(insn)!)!,
       atomic: insn.atomic,
       insnId: insn.id,
+      ...(insn.asyncCopy ? { async: true as const } : {}),
     };
   }
 

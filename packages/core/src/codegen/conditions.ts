@@ -4,6 +4,7 @@ import { binary, compare, int, logical, type Expr } from '../expr/nodes.ts';
 import { fromLinear, simplify } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Bound, type Constraint } from '../sets/index.ts';
+import { assign, normalize } from '../sets/constraint.ts';
 import type { Instruction } from '../kernel/model.ts';
 
 export type Side = 'lower' | 'upper';
@@ -47,6 +48,31 @@ export function laneUniformGuard(guard: BasicSet, context: BasicSet, lane: strin
   if (!atLast.every((c) => underGuard.implies(c)) || !guard.constraints.every((c) => underLast.implies(c)))
     return guard;
   return BasicSet.fromConstraints(guard.params, guard.dims, atLast);
+}
+
+/**
+ * A guard with the values the context pins (an unrolled copy's iname: `u = 1`) put in, each
+ * constraint then tightened on the integers: the copy for 1 of `4*l + u <= 7` guards with
+ * `l <= 1`, as the copies for 0, 2 and 3 do, so that adjacent copies share one `if` (a run of
+ * copies of consecutive elements can then become one wide move). Where no value is pinned, or
+ * a constraint would turn false (a copy that never runs keeps its own guard), the guard as it was.
+ */
+export function withPinnedValues(guard: BasicSet, context: BasicSet): BasicSet {
+  const pinned = new Map<string, number>();
+  for (const c of context.constraints) {
+    const [name, ...more] = c.expr.variables;
+    const k = name === undefined ? 0 : c.expr.coeff(name);
+    if (c.kind === 'eq' && more.length === 0 && Math.abs(k) === 1) pinned.set(name!, -c.expr.constant / k);
+  }
+  if (guard.existentials.length || !guard.constraints.some((c) => c.expr.variables.some((v) => pinned.has(v))))
+    return guard;
+  const tightened: Constraint[] = [];
+  for (const c of guard.constraints) {
+    const n = normalize({ kind: c.kind, expr: assign(c.expr, pinned) });
+    if (n === false) return guard;
+    if (n !== true) tightened.push(n);
+  }
+  return BasicSet.fromConstraints(guard.params, guard.dims, tightened);
 }
 
 export function withDim(set: BasicSet, name: string): BasicSet {

@@ -27,6 +27,7 @@ import { DeviceKernelBuilder } from './builder.ts';
 import { constantLocalSize } from './local-size.ts';
 import { checkProgramNames, programNames } from './program-names.ts';
 import { checkGeneratable, checkLinearizedKernel } from '../check/index.ts';
+import { asyncCopyProblem } from '../transform/async-copies.ts';
 import type { ExtraOf, Target } from './target.ts';
 import { targetFacts, type TargetFacts } from './target-facts.ts';
 import { describeProgram, hostArgument, type GeneratedCode } from './generated.ts';
@@ -93,6 +94,7 @@ function build(
   checkGeneratable(kernel);
   const facts = target && targetFacts(target);
   checkTracing(kernel, target, facts);
+  checkAsyncCopies(kernel, target, facts);
   const builder = new DeviceKernelBuilder(kernel, {
     ...options,
     vectorTypes: facts?.vectorTypes ?? false,
@@ -231,6 +233,23 @@ export function stringifyLinearized(knl: LoopKernel): string {
   return [...view.slice(0, -1), rule, 'LINEARIZATION:', ...printLinearization(kernel, { subkernels, host }), rule].join(
     '\n',
   );
+}
+
+/**
+ * Asynchronous copies (`{async}` instructions) only where each is a plain copy into local memory
+ * and the target can issue them: a LoomError naming the first that cannot be, before any code.
+ */
+function checkAsyncCopies(knl: LoopKernel, target: Target | undefined, facts: TargetFacts | undefined): void {
+  for (const insn of knl.instructions) {
+    if (!insn.asyncCopy) continue;
+    const problem = asyncCopyProblem(knl, insn);
+    if (problem) throw new LoomError(`instruction '${insn.id}' is an asynchronous copy, but it ${problem}`, insn.span);
+    if (!target || !facts?.asyncCopies)
+      throw new LoomError(
+        `instruction '${insn.id}' is an asynchronous copy, which ${target ? `the ${target.name} target` : 'code generated without a target'} cannot issue (CUDA can, as cp.async); generate the kernel without asyncCopies here`,
+        insn.span,
+      );
+  }
 }
 
 /**

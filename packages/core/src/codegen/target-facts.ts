@@ -35,6 +35,8 @@ export interface TargetFacts {
   readonly matrixInstructions: MatrixSupport;
   /** Whether it passes a request for work-groups per compute unit to its compiler. */
   readonly occupancyHints: boolean;
+  /** Whether it issues asynchronous copies into local memory (or completes them at once: sequential work-items). */
+  readonly asyncCopies: boolean;
   /** The keys of a user function's implementations it reads, most specific first. */
   readonly functionDialects: readonly FunctionDialect[];
   /** The dtypes an `{atomic}` update may have. */
@@ -99,6 +101,7 @@ function readFacts(target: Target): TargetFacts {
         : { refused: 'it has no subgroup operations' }),
     matrixInstructions: target.matrixInstructions ?? { refused: 'it has no matrix instructions' },
     occupancyHints: target.occupancyHints ?? false,
+    asyncCopies: target.asyncCopies ?? sequentialWorkItems,
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
     cInstructions: target.cInstructions ?? false,

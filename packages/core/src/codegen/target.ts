@@ -93,6 +93,13 @@ export interface Target<Extra = unknown> {
    */
   readonly occupancyHints?: boolean;
   /**
+   * Whether the target issues asynchronous copies into local memory (`asyncCopies`, an `{async}`
+   * instruction: CUDA's `cp.async`), each waited for at the work-item's next barrier. Default: only
+   * where work-items run one after another (a copy completed at once is complete by the barrier);
+   * elsewhere a kernel with one is refused.
+   */
+  readonly asyncCopies?: boolean;
+  /**
    * Which of a user function's implementations (`defineFunction`'s keys) this target reads,
    * most specific first: OpenCL's own code, say, before the C code it shares with CUDA and C.
    * Default none: a call of a user function is then an error.

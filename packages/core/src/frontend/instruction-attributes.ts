@@ -1,6 +1,6 @@
 /**
  * The `{...}` attributes of one instruction line or of a `with {...}` block: ids, dependencies,
- * no-sync lists, priorities, predicates, tags, groups, atomics (loopy's instruction options),
+ * no-sync lists, priorities, predicates, tags, groups, atomics (loopy's instruction options), async copies,
  * each checked where it is written.
  */
 import { LoomError, type SourceSpan } from '../errors.ts';
@@ -52,6 +52,7 @@ const ATTRIBUTE_NAMES = [
   'conflicts_grp',
   'atomic',
   'mem_kind',
+  'async',
 ];
 
 export function parseAttributes(inner: string, at: (from: number, length: number) => SourceSpan): Attributes {
@@ -192,6 +193,12 @@ export function parseAttributes(inner: string, at: (from: number, length: number
           );
         if (eq >= 0) attrs.atomicInit = true;
         attrs.atomic = true;
+        break;
+      case 'async':
+        // a copy into local memory that completes by the next barrier (transform/async-copies.ts)
+        if (eq >= 0)
+          throw new LoomError(`attribute 'async' takes no value, got '${value}'`, at(partStart, item.length));
+        attrs.asyncCopy = true;
         break;
       case 'mem_kind':
         needsValue();

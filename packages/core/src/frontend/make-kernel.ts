@@ -295,6 +295,7 @@ function makeKernelFrom(
     conflictsWithGroups: p.conflictsWithGroups,
     atomic: p.atomic,
     ...(p.atomicInit ? { atomicInit: true } : {}),
+    ...(p.asyncCopy ? { asyncCopy: true } : {}),
     ...(p.cCode ? { cCode: p.cCode } : {}),
     span: p.span,
   }));

@@ -62,6 +62,8 @@ export interface ParsedInstruction {
   readonly atomic: boolean;
   /** `atomic=init`: an atomic store (loopy's AtomicInit). */
   readonly atomicInit?: boolean;
+  /** `async`: a copy into local memory that completes by the next barrier. */
+  readonly asyncCopy?: boolean;
   readonly barrierScope?: 'global' | 'local';
   readonly memKind?: 'global' | 'local';
   /** Where the text said it; absent for an instruction built from nodes (instruction-specs.ts). */
@@ -275,6 +277,7 @@ function checkWithAttributes(attributes: Attributes, span: SourceSpan): void {
     attributes.dup.length > 0 && 'dup',
     (attributes.nosync.length > 0 || (attributes.nosyncQueries?.length ?? 0) > 0) && 'nosync',
     attributes.atomic && 'atomic',
+    attributes.asyncCopy && 'async',
     attributes.memKind !== undefined && 'mem_kind',
     attributes.inames?.additive && 'inames=+',
   ].filter((x): x is string => typeof x === 'string');
@@ -387,8 +390,8 @@ function parseAssignment(
           splitTopLevel,
         );
   if (kernelCall) {
-    if (attrs.atomic || attrs.memKind !== undefined)
-      throw new LoomError('a call of a kernel takes no atomic or mem_kind attribute', span);
+    if (attrs.atomic || attrs.asyncCopy || attrs.memKind !== undefined)
+      throw new LoomError('a call of a kernel takes no atomic, async or mem_kind attribute', span);
     return {
       kind: 'call',
       kernelCall,

@@ -192,6 +192,13 @@ export interface Instruction {
    * `AtomicInit`), rather than an update; only with `atomic`. Absent: an update.
    */
   readonly atomicInit?: boolean;
+  /**
+   * A copy from global into local memory that completes asynchronously (`async` in the
+   * instruction's options, or `asyncCopies`): the work-item issues it and goes on; what reads
+   * the copy waits at a barrier, which the schedule places even where the same work-item reads
+   * what it copied. CUDA issues it as `cp.async`; a target without such copies refuses it.
+   */
+  readonly asyncCopy?: boolean;
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
   /**

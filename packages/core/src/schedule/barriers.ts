@@ -137,7 +137,10 @@ class SyncAnalysis {
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
     this.prerequisites = prerequisiteClosure(knl.instructions);
     this.accesses = new Map();
-    this.parallel = [...knl.inameTags.values()].some((t) => t.kind === 'local' || t.kind === 'group');
+    // an asynchronous copy is waited for at a barrier even by the one work-item that issued it
+    this.parallel =
+      [...knl.inameTags.values()].some((t) => t.kind === 'local' || t.kind === 'group') ||
+      knl.instructions.some((i) => i.asyncCopy);
     // without work-items to synchronize no barrier is ever needed (firstNeed): the accesses go unread
     if (!this.parallel) return;
     for (const a of allAccesses(knl))
@@ -294,11 +297,13 @@ class SyncAnalysis {
       const space = this.addressSpaceOf(v);
       if (space === 'private') continue;
       if (a.atomic && b.atomic) continue;
-      if (this.sameWorkItem(v, a, b, iterations)) continue;
+      const [dependent, prerequisite] = this.dependsOn(later, earlier) ? [later, earlier] : [earlier, later];
+      // what a work-item copied asynchronously is not there for its own reads until a barrier's wait
+      const pendingCopy = this.byId.get(prerequisite)!.asyncCopy === true;
+      if (this.sameWorkItem(v, a, b, iterations, pendingCopy)) continue;
       const scope = space === 'global' && this.usesGroups(a, b) ? 'global' : 'local';
       if (only === 'global' && scope !== 'global') continue;
       if (waivesBarrier(a, b.id, scope) || waivesBarrier(b, a.id, scope)) continue;
-      const [dependent, prerequisite] = this.dependsOn(later, earlier) ? [later, earlier] : [earlier, later];
       if (scope === 'global') {
         throw new MissingBarrierError(
           `${this.knl.name}: Dependency '${dependent} depends on ${prerequisite}' (for variable '${v}') requires synchronization by a global barrier (add a 'no_sync_with' instruction option to state that no synchronization is needed)`,
@@ -334,9 +339,16 @@ class SyncAnalysis {
    * two writing it): each works on its own elements (`t[l]` in both), or the two touch
    * disjoint ones (`a[2*l]` and `a[2*l + 1]`, loopy's test_no_barriers_for_nonoverlapping_access).
    * For local memory (one copy per work-group) the work-items told apart are those of the
-   * local inames; for global memory those of every parallel iname.
+   * local inames; for global memory those of every parallel iname. With a `pendingCopy` (the
+   * prerequisite an asynchronous copy) only elements apart are enough.
    */
-  private sameWorkItem(v: string, a: Instruction, b: Instruction, iterations: Iterations): boolean {
+  private sameWorkItem(
+    v: string,
+    a: Instruction,
+    b: Instruction,
+    iterations: Iterations,
+    pendingCopy = false,
+  ): boolean {
     const of = (i: Instruction) => (this.accesses.get(i.id) ?? []).filter((x) => x.array === v);
     const conflicts = (apart: readonly string[] | 'any') =>
       of(a).some((x) =>
@@ -346,6 +358,7 @@ class SyncAnalysis {
       );
     // iterations that touch different elements (the two buffers of a double buffer), whichever work-items run them
     if (iterations.same.length && !conflicts('any')) return true;
+    if (pendingCopy) return !conflicts('any');
     const parallelOf = (i: Instruction) =>
       i.withinInames.filter((n) => {
         const t = this.knl.inameTags.get(n);

@@ -14,6 +14,7 @@ import {
   extractSubst,
   pipelinePrefetch,
   doubleBuffer,
+  asyncCopies,
   precompute,
   tensorize,
   type TensorizeOptions,
@@ -80,6 +81,18 @@ export class RuleVerbs<I extends string, S extends AnySignature, C = never> exte
     options: { readonly pairIname?: P; readonly parityIname?: Q } = {},
   ): KernelBuilder<Exclude<I, typeof iname> | P | Q | `${I}_next` | `${I}_first`, S> {
     return this.derive((k) => doubleBuffer(k, temporaries, iname, options));
+  }
+
+  /**
+   * `asyncCopies`: the fills of local temporaries become asynchronous copies (CUDA's `cp.async`),
+   * which a work-item issues without waiting and waits for at its next barrier; with a double
+   * buffer, the next step's copies land while this step computes.
+   * ```ts
+   * kernel`...`.prefetch('b', ['k_inner', 'j_inner'], { space: 'local' }).doubleBuffer('b_fetch', 'k_outer').asyncCopies('b_fetch')
+   * ```
+   */
+  asyncCopies(temporaries: string | readonly string[]): KernelBuilder<I, S> {
+    return this.derive((k) => asyncCopies(k, temporaries));
   }
 
   /**

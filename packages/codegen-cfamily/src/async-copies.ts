@@ -1,0 +1,101 @@
+/**
+ * Asynchronous copies into local memory (`async` assignments: core's `asyncCopies`). Where the
+ * language issues them (`CDialect.asyncCopy`, CUDA's `cp.async`), each copy is a call that moves
+ * an element's bytes (4 or 8), or a run of copies of consecutive elements 16 bytes at once
+ * (wide-copies.ts finds the runs), and every barrier first waits for the work-item's copies. A
+ * language without them (a target whose work-items run one after another, where core lets them
+ * through) copies at once. A copy the language cannot issue as it is (2-byte halves one at a time,
+ * a conversion) is a LoomError that says how to make it one, never a copy silently waited for.
+ */
+import { byteSize, LoomError, statementsOfKind, type Stmt } from '@loom/core';
+import type { CExpressionPrinter } from './expressions.ts';
+
+/** How a language issues asynchronous copies into local memory and waits for them (`CDialect.asyncCopy`). */
+export interface AsyncCopySpelling {
+  /** The byte counts one copy moves; 16 is a run of consecutive elements (wide-copies.ts). */
+  readonly sizes: readonly number[];
+  /** The call copying `bytes` from address `from` to the local address `to`, and the helper it needs. */
+  copy(bytes: number, to: string, from: string): { readonly text: string; readonly helper: Helper };
+  /** The statement that waits for the work-item's copies, printed before each barrier, and its helper. */
+  readonly wait: { readonly text: string; readonly helper: Helper };
+  /** What a local array that copies fill is declared with, so that a 16-byte run lands aligned (`__align__(16) `). */
+  readonly alignedLocal: string;
+}
+
+/** A helper function: its name and definition. */
+interface Helper {
+  readonly name: string;
+  readonly definition: string;
+}
+
+/** The local arrays asynchronous copies write in `body`, for their declarations' alignment. */
+export function asyncCopyTargets(body: Stmt): Set<string> {
+  const out = new Set<string>();
+  for (const s of statementsOfKind(body, 'assign'))
+    if (s.async && s.target.kind === 'subscript') out.add(s.target.array);
+  return out;
+}
+
+/** The address of element `index` of `array`, both printed. */
+const address = (array: string, index: string) => `${array} + (${index})`;
+
+/** Records a helper function the printed code calls. */
+function use(printer: CExpressionPrinter, helper: Helper): void {
+  if (!printer.helpers.has(helper.name)) printer.helpers.set(helper.name, helper.definition);
+}
+
+/**
+ * An asynchronous copy of one element, as the language issues it; a plain copy where it has no
+ * asynchronous ones (core only lets such a copy through where work-items run one after another).
+ * Undefined: not an asynchronous copy.
+ */
+export function printAsyncCopy(s: Extract<Stmt, { kind: 'assign' }>, printer: CExpressionPrinter): string | undefined {
+  const spelling = printer.dialect.asyncCopy;
+  if (!s.async || !spelling) return undefined;
+  const { target, value, dtype } = s;
+  const refuse = (why: string) =>
+    new LoomError(
+      `instruction '${s.insnId}' is an asynchronous copy, which ${printer.dialect.language} issues as ${spelling.sizes.join(', ')}-byte moves, but ${why}`,
+    );
+  if (s.vector) throw refuse('it is a vector statement (a vec loop); leave its loop unrolled instead');
+  if (target.kind !== 'subscript' || value.kind !== 'subscript')
+    throw refuse('it is not a copy of one element into another');
+  if (printer.typeOfExpr(value) !== dtype) throw refuse(`it converts ${printer.typeOfExpr(value)} to ${dtype}`);
+  // without half arithmetic a float16 temporary holds floats: the copy would convert
+  const halves = printer.halfBuffers.has(target.array) && printer.halfBuffers.has(value.array);
+  if (printer.halfStorage && dtype === 'float16' && !halves)
+    throw refuse(`'${target.array}' holds float16 values as floats, so the copy converts each`);
+  if (printer.vectorWidths.has(target.array) || printer.vectorWidths.has(value.array))
+    throw refuse('it copies an array of vectors; copy its elements instead');
+  const bytes = byteSize(dtype);
+  if (!spelling.sizes.includes(bytes))
+    throw refuse(
+      `it moves ${bytes} bytes; copy 16 bytes of consecutive elements (${16 / bytes} of them, an unrolled loop whose first index is a multiple of ${16 / bytes}) so that they merge into one move`,
+    );
+  const to = address(target.array, printer.print(target.indices[0], 'int32'));
+  const from = address(value.array, printer.print(value.indices[0], 'int32'));
+  const call = spelling.copy(bytes, to, from);
+  use(printer, call.helper);
+  return call.text;
+}
+
+/** A run of 16 bytes of consecutive asynchronous copies, as one (wide-copies.ts checked the run). */
+export function printWideAsyncCopy(
+  to: string,
+  toIndex: string,
+  from: string,
+  fromIndex: string,
+  printer: CExpressionPrinter,
+): string {
+  const call = printer.dialect.asyncCopy!.copy(16, address(to, toIndex), address(from, fromIndex));
+  use(printer, call.helper);
+  return call.text;
+}
+
+/** The wait before a barrier where the kernel issues asynchronous copies; undefined where it issues none. */
+export function asyncWait(printer: CExpressionPrinter): string | undefined {
+  const spelling = printer.dialect.asyncCopy;
+  if (!spelling || printer.asyncTargets.size === 0) return undefined;
+  use(printer, spelling.wait.helper);
+  return spelling.wait.text;
+}
