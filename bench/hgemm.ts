@@ -8,7 +8,8 @@
  *
  *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,tf32] [--config='{...}']
  *
- * `--config` measures that one configuration (a profiler's run: bench/ncu/cuda.sh); `--modes` picks the products.
+ * `--config` measures that one configuration, or a JSON list of them (a profiler's run: bench/ncu/cuda.sh);
+ * `--modes` picks the products.
  */
 import { DeviceArray, float16Bits, float16Value, LoomError, prepareLaunch } from '@loom/core';
 import {
@@ -105,7 +106,7 @@ for (const d of await openDevices(options.backends)) {
         hostB: b.values,
       };
       let best: { seconds: number; config: HgemmConfig } | undefined;
-      for (const config of onlyConfig ? [JSON.parse(onlyConfig) as HgemmConfig] : mode.configs) {
+      for (const config of onlyConfig ? [JSON.parse(onlyConfig) as HgemmConfig | HgemmConfig[]].flat() : mode.configs) {
         const seconds = await timeConfig(d, n, mode, config, data);
         if (seconds === undefined) continue;
         progress(

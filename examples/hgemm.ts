@@ -17,6 +17,7 @@
 import {
   addDtypes,
   addPrefetch,
+  asyncCopies,
   doubleBuffer,
   fixParameters,
   makeKernel,
@@ -46,6 +47,11 @@ export interface HgemmConfig {
   readonly wideCopies?: boolean;
   /** Work-groups the compiler is asked to fit on a multiprocessor (`minGroupsPerComputeUnit`), limiting registers. */
   readonly groupsPerUnit?: number;
+  /**
+   * The panels copied asynchronously (`asyncCopies`: cp.async, straight into local memory, waited
+   * for at the step's barrier); halves need wideCopies (cp.async moves 4, 8 or 16 bytes).
+   */
+  readonly asyncCopies?: boolean;
 }
 
 /** 128x128 blocks of 8 warps, each 64x32, k by 32. */
@@ -75,6 +81,52 @@ export const HGEMM_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 4, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8, doubleBuffered: true, groupsPerUnit: 3 },
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, doubleBuffered: true, groupsPerUnit: 3 },
   { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 8, groupsPerUnit: 4 },
+  // the panels copied asynchronously (cp.async of 16 bytes), the next step's landing during this one
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, wideCopies: true, asyncCopies: true },
+  {
+    warpsM: 2,
+    warpsN: 4,
+    regM: 4,
+    regN: 2,
+    tileK: 32,
+    padding: 8,
+    wideCopies: true,
+    doubleBuffered: true,
+    asyncCopies: true,
+  },
+  {
+    warpsM: 2,
+    warpsN: 2,
+    regM: 4,
+    regN: 4,
+    tileK: 32,
+    padding: 8,
+    wideCopies: true,
+    doubleBuffered: true,
+    asyncCopies: true,
+  },
+  {
+    warpsM: 4,
+    warpsN: 2,
+    regM: 2,
+    regN: 4,
+    tileK: 32,
+    padding: 8,
+    wideCopies: true,
+    doubleBuffered: true,
+    asyncCopies: true,
+  },
+  {
+    warpsM: 2,
+    warpsN: 2,
+    regM: 2,
+    regN: 4,
+    tileK: 32,
+    padding: 8,
+    wideCopies: true,
+    doubleBuffered: true,
+    asyncCopies: true,
+  },
 ];
 
 /** Configurations for TF32 SGEMM: panels of floats take twice the local memory, lines padded by 4 floats. */
@@ -83,6 +135,18 @@ export const TF32_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4, wideCopies: true },
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4 },
   { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 4, wideCopies: true, doubleBuffered: true },
+  {
+    warpsM: 2,
+    warpsN: 2,
+    regM: 2,
+    regN: 2,
+    tileK: 32,
+    padding: 4,
+    wideCopies: true,
+    doubleBuffered: true,
+    asyncCopies: true,
+  },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4, wideCopies: true, asyncCopies: true },
 ];
 
 /** `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))`, a and b float16, c float32, n x n. */
@@ -178,6 +242,7 @@ function tensorMatmul(
     }
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
+  if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
   if (config.groupsPerUnit) knl = setOptions(knl, { minGroupsPerComputeUnit: config.groupsPerUnit });
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, halves ? {} : { precision: 'tf32' });
 }

@@ -47,6 +47,7 @@ import {
   DEFAULT_MATMUL,
   matmulVectorViews,
   tileMatmul,
+  vectorViewArrays,
   workGroupOf,
   type MatmulConfig,
 } from '@loom/computation';
@@ -304,8 +305,9 @@ export function matmulArgumentShapes(config: MatmulConfig, size: number | Matmul
     rows,
     ...(w === 1 ? [columns] : [columns / w, w]),
   ];
-  const width = config.vectorWidth ?? 1;
-  return { a: matrix(m, k, width), b: matrix(k, n, width), c: matrix(m, n, config.vectorReads ? 4 : 1) };
+  const viewed = vectorViewArrays(config);
+  const width = (name: string) => (viewed.includes(name) ? (config.vectorWidth ?? 1) : 1);
+  return { a: matrix(m, k, width('a')), b: matrix(k, n, width('b')), c: matrix(m, n, width('c')) };
 }
 
 function count(shape: readonly number[]): number {

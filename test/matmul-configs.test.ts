@@ -5,7 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, autotune, DeviceArray, generateCode, LoomError, run } from '@loom/core';
+import { addDtypes, autotune, DeviceArray, generateCode, LoomError, run, targetFacts } from '@loom/core';
+import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { tileMatmul } from '@loom/computation';
 import {
@@ -120,6 +121,15 @@ const DOUBLE_BUFFERED: MatmulConfig[] = [
   { ...VECTOR_READS[5], pipelined: true, doubleBuffered: true },
 ];
 
+// the panels copied asynchronously (cp.async on CUDA): element by element, or in 16-byte runs of 4 floats (vectorWidth 4)
+const ASYNC_COPIES: MatmulConfig[] = [
+  { ...PIPELINED[0], pipelined: false, asyncCopies: true },
+  { ...PIPELINED[0], pipelined: false, doubleBuffered: true, asyncCopies: true },
+  { ...VECTOR_CONFIGS[0], asyncCopies: true },
+  { ...VECTOR_CONFIGS[2], doubleBuffered: true, asyncCopies: true },
+  { ...VECTOR_CONFIGS[2], aTransposed: true, doubleBuffered: true, asyncCopies: true },
+];
+
 const clCode = (config: MatmulConfig, n: number) =>
   generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
 
@@ -194,6 +204,26 @@ test('pipelined: the loads of step k_outer + 1 go to registers before the produc
   assert.match(vector, 'float4 b_vec_next[');
   assert.match(vector, 'if (k_outer <= 14)');
   assert.is((vector.match(/barrier\(/g) ?? []).length, 2);
+});
+
+test("asyncCopies: the panels copied into local memory 16 bytes at a time with cp.async, a and b read as floats, a's rows padded to 16-byte lines", () => {
+  const code = generateCode(
+    addDtypes(matmulKernel(ASYNC_COPIES[3], 256), { a: 'float32', b: 'float32' }),
+    cudaTarget(),
+  ).code;
+  assert.match(code, 'float const *__restrict__ a');
+  assert.match(code, 'float const *__restrict__ b');
+  assert.not.match(code, 'a_vec');
+  // 20-word rows: each 16-byte run of a row lands aligned
+  assert.match(code, /__shared__ __align__\(16\) float a_fetch\[\d+\];/);
+  assert.match(code, /loom_copy_async_16\(a_fetch \+ \(\d+ \* tIdx\(y\) \+ 20 \* tIdx\(x\)/);
+  assert.match(code, /loom_copy_async_16\(b_fetch \+ \(/);
+  assert.not.match(code, 'loom_copy_async_4(');
+  assert.is((code.match(/__syncthreads\(\)/g) ?? []).length, (code.match(/loom_copy_async_wait\(\);/g) ?? []).length);
+  assert.throws(
+    () => matmulKernel({ ...VECTOR_READS[0], asyncCopies: true }, 256),
+    /asyncCopies copies the panels straight into local memory/,
+  );
 });
 
 test("doubleBuffered: the panels of the first step before the loop, then per step the next step's fill, the product, one barrier", () => {
@@ -317,6 +347,25 @@ for (const device of testDevices()) {
     const b = randomFloat32(n * n, 6).map((x) => x - 0.5);
     const expected = referenceMatmul(a, b, n);
     for (const config of [...PIPELINED, ...A_TRANSPOSED, ...DOUBLE_BUFFERED]) {
+      const { c } = await run(matmulKernel(config, n), device, { a, b });
+      const error = matmulError(c as Float32Array, expected, n);
+      assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);
+    }
+  });
+
+  test(`${device.name}: the configurations with the panels copied asynchronously compute a*b, or are refused before they run`, async () => {
+    const n = 128;
+    const a = randomFloat32(n * n, 7).map((x) => x - 0.5);
+    const b = randomFloat32(n * n, 8).map((x) => x - 0.5);
+    const expected = referenceMatmul(a, b, n);
+    for (const config of ASYNC_COPIES) {
+      if (!targetFacts(device.target).asyncCopies) {
+        await run(matmulKernel(config, n), device, { a, b }).then(
+          () => assert.unreachable(`${JSON.stringify(config)} ran on a device without asynchronous copies`),
+          (e) => assert.match((e as Error).message, 'asynchronous copy'),
+        );
+        continue;
+      }
       const { c } = await run(matmulKernel(config, n), device, { a, b });
       const error = matmulError(c as Float32Array, expected, n);
       assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);

@@ -42,7 +42,10 @@ function randomTiling(seed: number): Tiling {
   };
   const block = Math.max(config.warpsM * config.regM, config.warpsN * config.regN) * 16;
   const n = Math.max(block, config.tileK) * pick([1, 2]);
-  return { config, factors, n };
+  // drawn last, so that the seeds drawn before asynchronous copies existed keep their tilings;
+  // halves are copied asynchronously only 16 bytes at a time (cp.async moves no 2-byte element)
+  const asyncCopies = (config.wideCopies || factors === 'tf32') && rng.chance(0.5);
+  return { config: { ...config, asyncCopies }, factors, n };
 }
 
 /** n x n small integers (-2 to 2): every product and partial sum of them is exact in float16 and TF32. */

@@ -97,6 +97,8 @@ export {
 export {
   tileMatmul,
   matmulVectorViews,
+  vectorViewArrays,
+  aPanelPadding,
   configProblem,
   layoutProblem,
   workGroupOf,

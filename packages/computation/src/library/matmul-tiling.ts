@@ -20,6 +20,7 @@ import {
   addPrefetch,
   pipelinePrefetch,
   doubleBuffer,
+  asyncCopies,
   prioritizeLoops,
   setOptions,
   splitArrayAxis,
@@ -92,6 +93,15 @@ export interface MatmulConfig {
    * prefetch; not with a partial last step of k (partialK's slab).
    */
   readonly doubleBuffered?: boolean;
+  /**
+   * The panels copied from global into local memory asynchronously (asyncCopies: CUDA's
+   * `cp.async`), without passing through the work-items' registers; with doubleBuffered the next
+   * step's copies land while this step computes. With vectorWidth 4 each work-item copies runs
+   * of 4 consecutive floats (one 16-byte copy), a and b read as floats (no float4 views of them).
+   * Needs prefetch; not pipelined (its loads go through registers) and not vectorReads (a panel of
+   * float4s is filled lane by lane). Targets without asynchronous copies refuse the kernel.
+   */
+  readonly asyncCopies?: boolean;
 }
 
 /** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
@@ -127,6 +137,8 @@ export function configProblem(config: MatmulConfig): string | undefined {
   if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
   if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
   if (config.doubleBuffered && !config.prefetch) return 'doubleBuffered doubles the local panels: it needs prefetch';
+  if (config.asyncCopies && (!config.prefetch || config.pipelined || config.vectorReads))
+    return 'asyncCopies copies the panels straight into local memory: it needs prefetch, and neither pipelined nor vectorReads';
   if (config.aTransposed && (!config.prefetch || config.aVectorReads))
     return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
   if (vectorWidth !== 1) {
@@ -237,6 +249,8 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
     if (config.pipelined) knl = pipelinePrefetch(knl, 'reads:a or reads:b', 'k_outer');
     //    or: two buffers a panel, the next step's filled while this one computes
     if (config.doubleBuffered) knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer');
+    //    copied without passing through registers, waited for at the step's barrier
+    if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
   }
   if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
   // 6. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
@@ -259,7 +273,7 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
 export function matmulVectorViews(
   knl: LoopKernel,
   config: MatmulConfig,
-  arrays: readonly string[] = config.vectorReads ? ['a', 'b', 'c'] : ['a', 'b'],
+  arrays: readonly string[] = vectorViewArrays(config),
 ): LoopKernel {
   const width = config.vectorWidth ?? 1;
   if (width === 1) return knl;
@@ -270,6 +284,15 @@ export function matmulVectorViews(
     knl = tagArrayAxes(knl, name, `${'c,'.repeat(rank)}vec`);
   }
   return knl;
+}
+
+/**
+ * The global arrays a kernel of `config` views as rows of float4s (`matmulVectorViews`): a and b
+ * for the float4 staging loads (not when asyncCopies copies them as floats), c with vectorReads.
+ */
+export function vectorViewArrays(config: MatmulConfig): string[] {
+  if ((config.vectorWidth ?? 1) === 1) return [];
+  return [...(config.asyncCopies ? [] : ['a', 'b']), ...(config.vectorReads ? ['c'] : [])];
 }
 
 function batchNames(name: string, axes: number): string[] {
@@ -329,7 +352,14 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   // when both take several rounds, go row by row, as the panel lies in memory
   if (config.tileK > along1 && config.tileN / width > along0)
     knl = prioritizeLoops(knl, 'b_dim_0_outer,b_dim_1_outer_outer');
-  for (const name of ['a', 'b']) {
+  // copied asynchronously: the runs of 4 go straight to local memory (16-byte copies), each run's
+  // 4 copies innermost, where the printer merges them
+  if (config.asyncCopies)
+    for (const order of ['a_dim_1_outer,a_dim_1_inner', 'b_dim_0_outer,b_dim_1_outer_outer,b_dim_1_inner']) {
+      const present = order.split(',').filter((n) => knl.inames.includes(n));
+      if (present.length > 1) knl = prioritizeLoops(knl, present.join(','));
+    }
+  for (const name of config.asyncCopies ? [] : ['a', 'b']) {
     knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], {
       temporaryAddressSpace: 'private',
       temporaryName: `${name}_vec`,
@@ -340,13 +370,20 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   // a work-item stores its row of a's panel: rows tileK words apart, a multiple of the 32 banks'
   // width, would put the 16 rows of a half-warp in 2 banks (a 16-way conflict); one word of
   // padding a row spreads them over all banks (the product reads a row, broadcast, either way)
-  if (!aVec) knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + 1},stride:1`);
+  // padding (4 words where 16-byte copies fill each row at a 16-byte aligned place)
+  if (!aVec) knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + aPanelPadding(config)},stride:1`);
   // a's local panel of float4s along k: the product's staged loop in steps of 4, unrolled
   // within, reads four consecutive values of an a row from one aligned float4
   if (aVec) knl = splitIname(knl, 'k_inner', 4, { innerTag: 'unr' });
   // the local panels' rows of float4s (the global arrays' are matmulVectorViews')
   const panels = config.vectorReads ? (aVec ? 'a_fetch,b_fetch' : 'b_fetch') : '';
   return panels ? tagArrayAxes(splitArrayAxis(knl, panels, 1, width), panels, 'c,c,vec') : knl;
+}
+
+/** The words a row of a's local panel is padded by: the float4 kernel's one (bank conflicts), 4 where rows are copied 16 bytes at a time. */
+export function aPanelPadding(config: MatmulConfig): number {
+  if ((config.vectorWidth ?? 1) !== 4 || config.aVectorReads) return 0;
+  return config.asyncCopies ? 4 : 1;
 }
 
 /**

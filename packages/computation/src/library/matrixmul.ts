@@ -34,7 +34,15 @@ import {
 } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
-import { configProblem, layoutProblem, matmulVectorViews, tileMatmul, type MatmulConfig } from './matmul-tiling.ts';
+import {
+  aPanelPadding,
+  configProblem,
+  layoutProblem,
+  matmulVectorViews,
+  tileMatmul,
+  vectorViewArrays,
+  type MatmulConfig,
+} from './matmul-tiling.ts';
 
 /** The tile sizes of `matrixMul`'s kernel. */
 export interface MatmulTiles {
@@ -183,7 +191,7 @@ export function matrixMul<A extends DType, B extends DType = A, O extends DType 
           matmulVectorViews(
             k,
             chosen!,
-            (chosen!.vectorReads ? ['a', 'b', 'c'] : ['a', 'b']).filter((x) => untouched(k, x)),
+            vectorViewArrays(chosen!).filter((x) => untouched(k, x)),
           ),
       });
     },
@@ -280,7 +288,7 @@ function configFor(
   const fits = (t: MatmulConfig) => {
     const items = (t.tileM / t.regM) * (t.tileN / t.regN);
     // the float4 kernel pads each row of a's panel by a word (bank conflicts)
-    const rowA = t.tileK + (t.vectorWidth === 4 && !t.aVectorReads ? 1 : 0);
+    const rowA = t.tileK + aPanelPadding(t);
     const local = t.tileM * rowA * byteSize(operands.a) + t.tileK * t.tileN * byteSize(operands.b);
     return (
       items <= device.maxWorkGroupSize &&
