@@ -171,7 +171,11 @@ export const AUTO_SCHEDULE_CASES: readonly AutoScheduleCase[] = [
   },
 ];
 
-/** Kendall's tau between two rankings of the same items (1: the same order, -1: reversed); NaN under two items. */
+/**
+ * Kendall's tau between two rankings of the same items (1: the same order, -1: reversed); NaN under
+ * two items. This is tau-a: a pair tied in either ranking counts against it (it is neither
+ * concordant nor discordant, but still one of the pairs). `kendallTauB` adjusts for ties.
+ */
 export function kendallTau(xs: readonly number[], ys: readonly number[]): number {
   let concordant = 0;
   let discordant = 0;
@@ -183,4 +187,27 @@ export function kendallTau(xs: readonly number[], ys: readonly number[]): number
     }
   const pairs = (xs.length * (xs.length - 1)) / 2;
   return pairs === 0 ? Number.NaN : (concordant - discordant) / pairs;
+}
+
+/**
+ * Kendall's tau-b (scipy's `kendalltau`): tau with the pairs tied in one ranking taken out of that
+ * ranking's count, so that a model giving schedules of equal traffic equal times is not counted
+ * wrong for them; 1 where the untied pairs all agree. NaN where a ranking is all ties.
+ */
+export function kendallTauB(xs: readonly number[], ys: readonly number[]): number {
+  let concordant = 0;
+  let discordant = 0;
+  let tiedX = 0;
+  let tiedY = 0;
+  for (let p = 0; p < xs.length; p++)
+    for (let q = p + 1; q < xs.length; q++) {
+      const dx = Math.sign(xs[p]! - xs[q]!);
+      const dy = Math.sign(ys[p]! - ys[q]!);
+      if (dx === 0) tiedX++;
+      if (dy === 0) tiedY++;
+      if (dx * dy > 0) concordant++;
+      else if (dx * dy < 0) discordant++;
+    }
+  const pairs = (xs.length * (xs.length - 1)) / 2;
+  return (concordant - discordant) / Math.sqrt((pairs - tiedX) * (pairs - tiedY));
 }

@@ -15,7 +15,7 @@
  */
 import { autoSchedule, measureDeviceProfile, measureKernelSeconds, type Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { AUTO_SCHEDULE_CASES, kendallTau } from './auto-schedule-kernels.ts';
+import { AUTO_SCHEDULE_CASES, kendallTau, kendallTauB } from './auto-schedule-kernels.ts';
 import { numberFlag, parseOptions } from './lib/cli.ts';
 import { openDevices } from './lib/devices.ts';
 import { progress } from './lib/records.ts';
@@ -30,6 +30,7 @@ const parallelism = numberFlag(options, 'parallelism', 16384);
 const skipUntransformed = options.flags.has('skip-untransformed');
 // each kernel specialised to its sizes (autoSchedule's fixSizes), as the fixed-size hand kernels are
 const fixSizes = options.flags.has('fix-sizes');
+// the reference each candidate is checked on first (autoSchedule raises its limits to the device's)
 const check = cpuDevice();
 
 interface Row {
@@ -43,6 +44,8 @@ interface Row {
   readonly autoOverHand: number | null;
   readonly speedup: number | null;
   readonly tau: number | null;
+  /** Kendall's tau-b: ties in the model's times not counted against it. */
+  readonly tauB: number | null;
   readonly pickedWithin: number | null;
   readonly tuningSeconds: number;
   readonly script: string;
@@ -121,6 +124,13 @@ async function benchOne(
           pairs.map((p) => p[1]),
         )
       : null;
+  const tauB =
+    pairs.length >= 2
+      ? kendallTauB(
+          pairs.map((p) => p[0]),
+          pairs.map((p) => p[1]),
+        )
+      : null;
   // the model's own pick (the first it ranked that ran) against the best measured
   const measuredBest = Math.min(...pairs.map((p) => p[1]));
   const modelPick = pairs.length ? [...pairs].sort((a, b) => a[0] - b[0])[0]![1] : null;
@@ -135,6 +145,7 @@ async function benchOne(
     autoOverHand: handSeconds === null ? null : autoSeconds / handSeconds,
     speedup: untransformed === null ? null : untransformed / autoSeconds,
     tau,
+    tauB,
     pickedWithin: modelPick === null ? null : modelPick / measuredBest,
     tuningSeconds,
     candidates: measuredCandidates,
@@ -151,7 +162,7 @@ function format(row: Row): string {
     `hand ${ms(row.handMs)} ms`,
     `auto/hand ${ratio(row.autoOverHand)}`,
     `speed-up ${ratio(row.speedup)}x`,
-    `tau ${ratio(row.tau)}`,
+    `tau ${ratio(row.tau)} (tau-b ${ratio(row.tauB)})`,
     `model's pick ${ratio(row.pickedWithin)}x the best`,
     `tuned in ${row.tuningSeconds.toFixed(1)} s`,
   ].join(', ');

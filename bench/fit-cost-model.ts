@@ -6,7 +6,8 @@
  * to the model is tried against real measurements without the GPU they came from.
  *
  *   node --import tsx bench/fit-cost-model.ts --results=bench/results/auto-schedule-h200-2026-12-03-eleventh-candidates.jsonl \
- *     [--bandwidth=2.73e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=16384]
+ *     [--bandwidth=2.73e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=16384] [--compute-units=132]
+ *     [--counts]   (and what the model counted for each candidate)
  *
  * The profile defaults are the H200's through OpenCL (measured by the run that recorded the file).
  */
@@ -14,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { COMMON_LIMITS, fixParameters, predictScheduleTime, type Device, type LoopKernel } from '@loom/core';
 import { kernel } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
-import { AUTO_SCHEDULE_CASES, kendallTau } from './auto-schedule-kernels.ts';
+import { AUTO_SCHEDULE_CASES, kendallTau, kendallTauB } from './auto-schedule-kernels.ts';
 import { numberFlag, parseOptions } from './lib/cli.ts';
 
 const options = parseOptions();
@@ -27,6 +28,8 @@ const profile = {
   launchOverhead: numberFlag(options, 'launch', 1.08e-5),
 };
 const parallelism = numberFlag(options, 'parallelism', 16384);
+// the H200's multiprocessors (OpenCL's CL_DEVICE_MAX_COMPUTE_UNITS there); 0: not modelled
+const computeUnits = numberFlag(options, 'compute-units', 132);
 // the model reads the target (to build the program) and the limits (to refuse what cannot run)
 const device = {
   name: 'recorded device',
@@ -37,7 +40,7 @@ const device = {
 interface Candidate {
   readonly script: string;
   readonly predicted?: number;
-  readonly measured?: number;
+  readonly measured?: number | null;
 }
 
 for (const line of readFileSync(file, 'utf8').split('\n')) {
@@ -47,26 +50,38 @@ for (const line of readFileSync(file, 'utf8').split('\n')) {
   const c = AUTO_SCHEDULE_CASES.find((x) => x.name === row.kernel);
   if (!c) continue;
   const sizes = row.sizes;
-  const measured = row.candidates.filter((x) => x.measured !== undefined && x.script !== '');
+  const measured = row.candidates.filter((x) => typeof x.measured === 'number' && x.script !== '');
   const rebuilt = (script: string): LoopKernel => {
     const base = kernel('{ [i]: 0 <= i < 1 }', 'x[i] = 0').apply(() => fixParameters(c.kernel, sizes));
     return (new Function('k', `return k${script}`)(base) as { kernel: LoopKernel }).kernel;
   };
-  const now = measured.map(
-    (x) => predictScheduleTime(rebuilt(x.script), device, profile, sizes, { parallelism }).seconds,
+  const costs = measured.map((x) =>
+    predictScheduleTime(rebuilt(x.script), device, profile, sizes, {
+      parallelism,
+      ...(computeUnits ? { computeUnits } : {}),
+    }),
   );
+  const now = costs.map((c) => c.seconds);
   const times = measured.map((x) => x.measured!);
   const recorded = measured.map((x) => x.predicted ?? Number.NaN);
   const pickOf = (predictions: readonly number[]) =>
     times[predictions.indexOf(Math.min(...predictions))]! / Math.min(...times);
   console.log(`${row.kernel}: ${measured.length} candidates measured`);
   console.log(
-    `  recorded model: tau ${kendallTau(recorded, times).toFixed(2)}, pick within ${pickOf(recorded).toFixed(2)}x`,
+    `  recorded model: tau ${kendallTau(recorded, times).toFixed(2)}, tau-b ${kendallTauB(recorded, times).toFixed(2)}, pick within ${pickOf(recorded).toFixed(2)}x`,
   );
-  console.log(`  model now:      tau ${kendallTau(now, times).toFixed(2)}, pick within ${pickOf(now).toFixed(2)}x`);
-  measured.forEach((x, k) =>
+  console.log(
+    `  model now:      tau ${kendallTau(now, times).toFixed(2)}, tau-b ${kendallTauB(now, times).toFixed(2)}, pick within ${pickOf(now).toFixed(2)}x`,
+  );
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)}`;
+  measured.forEach((x, k) => {
+    const c = costs[k]!;
+    // with --counts, what the model counted (MB of memory, L1, stores, local; barriers a work-item)
+    const counts = options.flags.has('counts')
+      ? ` [global ${mb(c.globalBytes)} l1 ${mb(c.l1Bytes)} stores ${mb(c.storeBytes)} local ${mb(c.localBytes)} barriers ${c.barriers}]`
+      : '';
     console.log(
-      `    measured ${(times[k]! * 1e6).toFixed(1)} us, now ${(now[k]! * 1e6).toFixed(1)} us: ${x.script.replace(/\n/g, ' ')}`,
-    ),
-  );
+      `    measured ${(times[k]! * 1e6).toFixed(1)} us, now ${(now[k]! * 1e6).toFixed(1)} us${counts}: ${x.script.replace(/\n/g, ' ')}`,
+    );
+  });
 }

@@ -26,6 +26,8 @@ import {
   type DeviceProfile,
   type LoopKernel,
   scheduleScript,
+  setTemporaryAddressSpace,
+  tagInames,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import {
@@ -236,13 +238,87 @@ test('the cost model: a transpose storing across rows ranks below one loading ac
   const sizes = { n: 1024 };
   const storesAcross = predictScheduleTime(schedule('j', 'i'), cpu, PROFILE, sizes);
   const loadsAcross = predictScheduleTime(schedule('i', 'j'), cpu, PROFILE, sizes);
-  // the same sectors through L1 either way; the stores' are what differs
-  assert.is(storesAcross.l1Bytes, loadsAcross.l1Bytes);
+  // the L1 cache looks loads up by 128-byte line, so loading down columns takes more of it (8 lines a
+  // warp of 8 x 4, against 4); the stores' sectors are what the time turns on
+  assert.is(storesAcross.l1Bytes, (1024 * 1024 * (4 * 128 + 8 * 32)) / 32);
+  assert.is(loadsAcross.l1Bytes, (1024 * 1024 * (8 * 128 + 4 * 32)) / 32);
   assert.ok(
     storesAcross.storeBytes > loadsAcross.storeBytes,
     `${storesAcross.storeBytes} vs ${loadsAcross.storeBytes}`,
   );
   assert.ok(storesAcross.seconds > 1.2 * loadsAcross.seconds, `${storesAcross.seconds} vs ${loadsAcross.seconds}`);
+});
+
+test('the cost model counts the panels every work-group fetches: smaller blocks of a matrix product read more', () => {
+  const matmul = addDtypes(makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])'), {
+    a: 'float32',
+    b: 'float32',
+  });
+  const blocked = (rows: number, columns: number) => {
+    let knl = splitIname(matmul, 'i', rows, { outerTag: 'g.1', innerTag: 'l.1' });
+    knl = splitIname(knl, 'j', columns, { outerTag: 'g.0', innerTag: 'l.0' });
+    knl = splitIname(knl, 'k', 8);
+    knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+    return addPrefetch(knl, 'b', ['k_inner', 'j_inner'], { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+  };
+  const sizes = { n: 256 };
+  const small = predictScheduleTime(blocked(8, 8), cpu, PROFILE, sizes);
+  const large = predictScheduleTime(blocked(16, 32), cpu, PROFILE, sizes);
+  // each work-group reads a's rows and b's columns of its block for every step of k: n^3 (1/rows + 1/columns) floats
+  const panels = (rows: number, columns: number) => 256 ** 3 * (1 / rows + 1 / columns) * 4;
+  assert.ok(small.globalBytes >= panels(8, 8), `${small.globalBytes} vs ${panels(8, 8)}`);
+  assert.ok(large.globalBytes < small.globalBytes / 2, `${large.globalBytes} vs ${small.globalBytes}`);
+  assert.ok(large.seconds < small.seconds);
+});
+
+test('the cost model: fewer work-groups than compute units leave units idle, and a narrow group still takes a warp', () => {
+  // a work-item a row of 1024: 4096 work-items in groups of 8 (512 groups) or of 512 (8 groups)
+  const rows = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[i, j])'), { a: 'float32' });
+  const grouped = (size: number) => splitIname(rows, 'i', size, { outerTag: 'g.0', innerTag: 'l.0' });
+  const sizes = { n: 4096, m: 1024 };
+  const units = { parallelism: 16384, computeUnits: 132 };
+  const narrow = predictScheduleTime(grouped(8), cpu, PROFILE, sizes, units);
+  const wide = predictScheduleTime(grouped(512), cpu, PROFILE, sizes, units);
+  assert.ok(wide.seconds > 4 * narrow.seconds, `${wide.seconds} vs ${narrow.seconds}`);
+  // where the device's units are not known, only the warps in flight tell them apart
+  const unknown = (size: number) => predictScheduleTime(grouped(size), cpu, PROFILE, sizes, { parallelism: 16384 });
+  assert.ok(unknown(512).seconds > unknown(8).seconds);
+  assert.is(unknown(256).seconds, unknown(512).seconds);
+});
+
+test('cpuDevice({ limits }): the reference for a device with more local memory than a typical GPU', async () => {
+  // 64 x 160 floats of local memory (40 KiB): more than a typical GPU's 32, less than the H200's 48
+  let knl = makeKernel(
+    '{ [g, l, r]: 0 <= g < 2 and 0 <= l < 64 and 0 <= r < 160 }',
+    `
+    <float32> t[l, r] = x[64*g + l] + r {id=fill}
+    y[64*g + l] = t[63 - l, 150] {dep=fill}
+    `,
+    [
+      { name: 'x', dtype: 'float32', shape: [128] },
+      { name: 'y', dtype: 'float32', shape: [128] },
+    ],
+    { name: 'wide_local' },
+  );
+  knl = setTemporaryAddressSpace(tagInames(knl, { g: 'g.0', l: 'l.0' }), 't', 'local');
+  const x = randomFloat32(128, 3);
+  await run(knl, cpu, { x }).then(
+    () => assert.unreachable('40 KiB of local memory ran on the default CPU device'),
+    (e) => assert.match((e as Error).message, 'local memory'),
+  );
+  const larger = cpuDevice({ limits: { maxLocalMemoryBytes: 48 * 1024 } });
+  assert.is(larger.limits.maxWorkGroupSize, cpu.limits.maxWorkGroupSize);
+  const { y } = await run(knl, larger, { x });
+  for (let i = 0; i < 128; i++) {
+    const g = Math.floor(i / 64);
+    assert.is((y as Float32Array)[i], Math.fround(x[64 * g + 63 - (i % 64)]! + 150));
+  }
+  // autoSchedule checks what the device holds on the CPU device given as reference, its limits raised
+  const result = await autoSchedule(knl, larger, { ...small, sizes: {}, checkDevice: cpu });
+  assert.ok(
+    result.measured.every((m) => m.failure === undefined),
+    JSON.stringify(result.measured.map((m) => m.failure)),
+  );
 });
 
 test('globalReuse: unrolled copies of a stencil that read the same element load it once', () => {
@@ -279,18 +355,21 @@ test('warpShape: a warp spans rows along l.1 when l.0 is narrower; transpose til
     });
   const sizes = { n: 1024 };
   const warps = (1024 * 1024) / 32;
-  // l.0 along j, 8 wide: a warp reads 4 rows of 8 floats (4 sectors) and writes 8 rows of 4 (8 sectors)
+  // l.0 along j, 8 wide: a warp reads 4 rows of 8 floats (4 lines of 128 bytes, as L1 looks them up)
+  // and writes 8 rows of 4 (8 sectors, as its stores go on to L2)
   const narrow = predictScheduleTime(tile('j', 'i', 8), cpu, PROFILE, sizes);
-  assert.is(narrow.l1Bytes, warps * 12 * 32);
-  // l.0 along i, 16 wide: a warp reads 16 rows of 2 floats (16 sectors) and writes 2 rows of 16 (4 sectors)
+  assert.is(narrow.l1Bytes, warps * (4 * 128 + 8 * 32));
+  // l.0 along i, 16 wide: a warp reads 16 rows of 2 floats (16 lines) and writes 2 rows of 16 (4 sectors)
   const wide = predictScheduleTime(tile('i', 'j', 16), cpu, PROFILE, sizes);
-  assert.is(wide.l1Bytes, warps * 20 * 32);
+  assert.is(wide.l1Bytes, warps * (16 * 128 + 4 * 32));
 });
 
 test('groupSectors: the sectors a work-group touches per access', () => {
   assert.is(groupSectors([32, 8], [1, 1024], 4), 4 * 8, 'rows of 32 floats: 4 sectors each');
   assert.is(groupSectors([32, 8], [1024, 1], 4), 32, 'columns of a transpose tile: one sector a row of 8');
   assert.is(groupSectors([32, 1], [1024, 0], 4), 32, 'one element a row');
+  assert.is(groupSectors([8, 4], [1, 1024], 4, 128), 4, "in 128-byte lines (L1's): rows of 8 floats, a line each");
+  assert.is(groupSectors([32, 1], [1, 0], 4, 128), 1, 'a row of 32 floats: one line');
   assert.is(groupSectors([256], [0], 4), 1, 'the same element for all');
   assert.is(groupSectors([64], [undefined], 4), 64, 'unknown strides: a sector each');
   assert.is(groupSectors([16, 16], [2, 4096], 8), 16 * 8, 'complex64 every other element: 256 bytes a row');

@@ -162,5 +162,6 @@ function cudaLimits(info: CudaDeviceInfo): DeviceLimits {
     maxLocalMemoryBytes: info.sharedMemoryPerBlock,
     maxPrivateMemoryBytes: COMMON_LIMITS.maxPrivateMemoryBytes,
     maxBufferBytes: info.totalMemory,
+    computeUnits: info.multiprocessors,
   });
 }

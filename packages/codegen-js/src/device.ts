@@ -33,7 +33,7 @@ import { jsTarget, type JsExtra } from './target.ts';
 import { runWorkGroups, type CompiledKernel } from './workgroups.ts';
 
 /** The options cpuDevice reads; any other key is an error. */
-const CPU_DEVICE_OPTIONS = optionKeys<CpuDeviceOptions>()(['cacheSize']);
+const CPU_DEVICE_OPTIONS = optionKeys<CpuDeviceOptions>()(['cacheSize', 'limits']);
 
 /** The CPU device's name (`cpuDevice().name`). */
 export const CPU_DEVICE_NAME = 'CPU (generated JavaScript)';
@@ -67,16 +67,26 @@ export type CpuDevice = Device<JsExtra, CpuProgram>;
 export interface CpuDeviceOptions {
   /** How many compiled programs the device keeps (least recently used dropped first); default `getDefaultCacheSize()`. */
   readonly cacheSize?: number;
+  /**
+   * Limits in place of a typical GPU's (`COMMON_LIMITS`): those of the device whose kernels this
+   * one checks, as a reference (a GPU with 48 KiB of local memory runs tiles a 32 KiB one refuses).
+   */
+  readonly limits?: Partial<DeviceLimits>;
 }
 
 /**
  * A CPU device. It has no hardware limits, so it takes those of a typical GPU
  * (`COMMON_LIMITS`): a kernel it accepts runs on the GPUs too, and one they refuse it
- * refuses, with the same LoomError, instead of running a 100,000-wide work-group.
+ * refuses, with the same LoomError, instead of running a 100,000-wide work-group. To check
+ * another device's kernels, give it that device's limits:
+ * ```ts
+ * const reference = cpuDevice({ limits: gpu.limits });
+ * ```
  */
 export function cpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
   checkOptionKeys('cpuDevice', options, CPU_DEVICE_OPTIONS);
-  return new JsDevice(options.cacheSize ?? getDefaultCacheSize());
+  const limits = options.limits ? Object.freeze({ ...COMMON_LIMITS, ...options.limits }) : COMMON_LIMITS;
+  return new JsDevice(options.cacheSize ?? getDefaultCacheSize(), limits);
 }
 
 // TypeScript-private members, not #fields: wrappers made with Object.create(device) (tests
@@ -84,15 +94,16 @@ export function cpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
 class JsDevice implements CpuDevice {
   readonly name = CPU_DEVICE_NAME;
   readonly target = jsTarget();
-  readonly limits: DeviceLimits = COMMON_LIMITS;
+  readonly limits: DeviceLimits;
   // exact and unhurried: the device where a wrong data-dependent index should be found
   readonly checksBoundsByDefault = true;
   /** Compiled programs by source text: the same text always compiles to the same functions. */
   private readonly programs: LruCache<string, CpuProgram>;
   private disposed = false;
 
-  constructor(cacheSize: number) {
+  constructor(cacheSize: number, limits: DeviceLimits) {
     this.programs = new LruCache(cacheSize);
+    this.limits = limits;
   }
 
   async compile(code: GeneratedCode<JsExtra>): Promise<CpuProgram> {

@@ -228,6 +228,7 @@ function openclLimits(info: OpenCLContext['info']): DeviceLimits {
     maxLocalMemoryBytes: info.localMemSize,
     maxPrivateMemoryBytes: COMMON_LIMITS.maxPrivateMemoryBytes,
     maxBufferBytes: info.maxMemAllocSize,
+    computeUnits: info.computeUnits,
     ...(info.images ? { maxImageSizes: info.images } : {}),
   });
 }

@@ -38,6 +38,12 @@ export interface DeviceLimits {
   /** Bytes in one buffer. */
   readonly maxBufferBytes: number;
   /**
+   * The compute units that run work-groups side by side (OpenCL's CL_DEVICE_MAX_COMPUTE_UNITS,
+   * CUDA's multiprocessors); absent where the API does not say (WebGPU). The auto-scheduler's cost
+   * model reads it: a launch of fewer work-groups than units leaves the rest idle.
+   */
+  readonly computeUnits?: number;
+  /**
    * The largest image the device makes, per axis as its API counts them (width, the fastest
    * index, first): 2D (OpenCL's CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT, WebGPU's
    * maxTextureDimension2D) and 3D. Absent: the device has no images (a target that reads images

@@ -3,9 +3,11 @@
  * tuning sizes and the device's measured profile. Where `estimateTime` weighs a kernel's
  * footprint (blind to how the work is laid out), this weighs what the schedule changes:
  *
- *  - global memory in 32-byte sectors, at three levels. The L1 cache: the sectors a warp of 32
- *    consecutive work-items loads per access (a row of l.0, then rows along l.1 when l.0 is
- *    narrower: `warpShape`), from `getMemAccessMap`'s per-work-item strides along each local
+ *  - global memory in 32-byte sectors, at three levels, counting the work every work-group repeats
+ *    (a panel each group along j fetches again: `countRedundantWork`). The L1 cache: the 128-byte
+ *    lines a warp of 32 consecutive work-items loads per access, as the cache looks them up (a row
+ *    of l.0, then rows along l.1 when l.0 is narrower: `warpShape`; 8 floats of 4 rows are 4 lines,
+ *    32 floats of a row one), from `getMemAccessMap`'s per-work-item strides along each local
  *    axis, at an assumed 4× the global bandwidth; a warp's stores write through to L2, sector by
  *    sector, at an assumed 2.5×. The L2 cache: the sectors the whole work-group touches per access
  *    (a warp across rows reads 32 sectors, but the warps beside it along l.1 read the rest of each:
@@ -23,8 +25,14 @@
  *    correction in search.ts absorbs their scale);
  *  - flops at the measured rate; these overlap: the largest counts, and a quarter of each of the
  *    others (an assumed leak, which also orders schedules the largest part would tie);
- *  - parallelism: a launch of fewer work-items than the device runs at once is slowed in
- *    proportion (`parallelism`, from the options: devices do not report it).
+ *  - parallelism: a launch of fewer warps than the device runs at once is slowed in proportion
+ *    (`parallelism` work-items, from the options: devices do not report it; a work-group narrower
+ *    than a warp still takes one, so 4096 work-items in groups of 8 are 512 warps); and a launch of
+ *    fewer work-groups than the device has compute units (`computeUnits`, which OpenCL and CUDA
+ *    report) leaves the others idle: what each unit does by itself (flops, the L1 cache, local
+ *    memory, barriers) takes as much longer as fewer units share it (a softmax over 4096 rows,
+ *    a work-item a row, ran 6x slower in 8 work-groups of 512 than in 512 of 8 on the H200's 132
+ *    multiprocessors).
  */
 import { byteSize } from '../../dtypes.ts';
 import type { ProgramAst } from '../../codegen/ast.ts';
@@ -46,6 +54,7 @@ import { Linear } from '../../linear.ts';
 
 const WARP = 32;
 const SECTOR = 32;
+const L1_LINE = 128;
 const LOCAL_SPEEDUP = 8;
 const L1_SPEEDUP = 4;
 const L2_SPEEDUP = 2.5;
@@ -72,16 +81,25 @@ export interface CostBreakdown {
   readonly workItems: number;
 }
 
+/** What the model knows of the device beyond its profile. */
+export interface DeviceShape {
+  /** Work-items the device runs at once (devices do not report it). */
+  readonly parallelism: number;
+  /** Compute units running work-groups side by side; undefined: not known, not modelled. */
+  readonly computeUnits?: number;
+}
+
 /** The model's time for `knl` (built as `program`) at `sizes` on a device with this profile. */
 export function predictCost(
   knl: LoopKernel,
   program: ProgramAst,
   profile: DeviceProfile,
   sizes: Readonly<Record<string, number>>,
-  parallelism: number,
+  { parallelism, computeUnits }: DeviceShape,
 ): CostBreakdown {
   const env = valuesEnv(new Map(Object.entries(sizes)), `the cost of '${knl.name}'`);
   let workItems = 1;
+  let workGroups = 1;
   let groupShape: number[] = [1];
   for (const k of program.kernels) {
     const local = k.localSize.map((e) => evaluateInt(e, env, 'a work-group size'));
@@ -89,10 +107,12 @@ export function predictCost(
     const items = [...local, ...groups].reduce((a, b) => a * b, 1);
     if (items >= workItems) {
       workItems = items;
+      workGroups = groups.reduce((a, b) => a * b, 1);
       groupShape = local.length ? local : [1];
     }
   }
-  const stats = getStatistics(knl, { subgroupSize: WARP });
+  // the work every work-group repeats (a panel fetched by each group along an axis it does not use) is work done
+  const stats = getStatistics(knl, { subgroupSize: WARP, countRedundantWork: true });
   const reuse = localReuse(knl);
   const loads = globalReuse(knl);
   let globalBytes = 0;
@@ -119,8 +139,11 @@ export function predictCost(
     const strides = groupShape.map((_, axis) => strideValue(key.lidStrides?.[axis], env));
     const warp = warpShape(groupShape);
     const once = key.direction === 'load' && key.variable ? (loads.get(key.variable) ?? 1) : 1;
-    const warpBytes = (n / warp.reduce((a, b) => a * b, 1)) * groupSectors(warp, strides, bytes) * SECTOR * once;
-    l1Bytes += warpBytes;
+    const warps = n / warp.reduce((a, b) => a * b, 1);
+    const warpBytes = warps * groupSectors(warp, strides, bytes) * SECTOR * once;
+    // the L1 cache looks up a warp's load line by line: rows of a narrow warp each take a line
+    l1Bytes +=
+      key.direction === 'store' ? warpBytes : warps * groupSectors(warp, strides, bytes, L1_LINE) * L1_LINE * once;
     if (key.direction === 'store') {
       storeBytes += warpBytes;
       // sectors a warp's store fills only in part are written back to memory in part: the rest
@@ -133,23 +156,29 @@ export function predictCost(
   let barriers = 0;
   for (const [key, count] of stats.sync) if (key.kind === 'barrier_local') barriers += count.evalWithDict(sizes);
   const work = kernelWork(knl, sizes);
-  const fill = Math.min(1, workItems / parallelism);
+  // what is in flight is warps: a work-group narrower than a warp still takes one (4096 work-items
+  // in groups of 8 are 512 warps, which hide memory latency as 128 full warps do not)
+  const groupItems = groupShape.reduce((a, b) => a * b, 1);
+  const warpsInFlight = workGroups * Math.ceil(groupItems / WARP);
+  const fill = Math.min(1, (warpsInFlight * WARP) / parallelism);
+  // what each compute unit does itself runs on as many units as there are work-groups, at most
+  const idle = computeUnits ? computeUnits / Math.min(computeUnits, workGroups) : 1;
   const parts = [
-    work.flops / profile.flopRate,
+    (idle * work.flops) / profile.flopRate,
     // memory: what the kernel needs; the L2 cache: the sectors its work-groups ask for (neighbours'
     // overlapping reads meet there); the L1 cache: the sectors of its warps' loads, while their
     // stores go through to L2 sector by sector
     (work.bytes + partialStores) / profile.bandwidth,
     globalBytes / (L2_SPEEDUP * profile.bandwidth),
-    (l1Bytes - storeBytes) / (L1_SPEEDUP * profile.bandwidth),
+    (idle * (l1Bytes - storeBytes)) / (L1_SPEEDUP * profile.bandwidth),
     storeBytes / (L2_SPEEDUP * profile.bandwidth),
-    localBytes / (LOCAL_SPEEDUP * profile.bandwidth),
+    (idle * localBytes) / (LOCAL_SPEEDUP * profile.bandwidth),
   ];
   // the largest part bounds the time; the others overlap with it, but not wholly (OVERLAP_LEAK of
   // each shows): among schedules bound alike, the one doing less of the rest ranks first
   const bound = Math.max(...parts);
   const busy = bound + OVERLAP_LEAK * (parts.reduce((a, b) => a + b, 0) - bound);
-  const barrierSeconds = (barriers * workItems * BARRIER_FLOPS) / profile.flopRate;
+  const barrierSeconds = (idle * barriers * workItems * BARRIER_FLOPS) / profile.flopRate;
   return {
     seconds: work.launches * profile.launchOverhead + (busy + barrierSeconds) / fill,
     globalBytes,
@@ -190,16 +219,17 @@ export function groupSectors(
   group: readonly number[],
   strides: readonly (number | undefined)[],
   bytes: number,
+  unit = SECTOR,
 ): number {
   const moving = group
     .map((size, axis) => ({ size, stride: strides[axis] }))
     .filter((a) => a.stride !== 0 && a.size > 1);
   const distinct = moving.reduce((n, a) => n * a.size, 1);
   const near = moving
-    .filter((a): a is { size: number; stride: number } => a.stride !== undefined && a.stride * bytes < SECTOR)
+    .filter((a): a is { size: number; stride: number } => a.stride !== undefined && a.stride * bytes < unit)
     .sort((a, b) => a.stride - b.stride)[0];
   if (!near) return distinct;
-  const line = Math.ceil((near.size * near.stride * bytes) / SECTOR);
+  const line = Math.ceil((near.size * near.stride * bytes) / unit);
   return Math.min(distinct, line * (distinct / near.size));
 }
 
@@ -310,11 +340,14 @@ export function predictScheduleTime(
   device: Device,
   profile: DeviceProfile,
   sizes: Readonly<Record<string, number>>,
-  options: { readonly parallelism?: number } = {},
+  options: { readonly parallelism?: number; readonly computeUnits?: number } = {},
 ): CostBreakdown {
   const program = buildProgram(knl, device.target);
   checkProgramLimits(program, device.limits, device.name);
-  return predictCost(knl, program, profile, sizes, options.parallelism ?? DEFAULT_PARALLELISM);
+  return predictCost(knl, program, profile, sizes, {
+    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    computeUnits: options.computeUnits ?? device.limits.computeUnits,
+  });
 }
 
 /** Work-items a device is assumed to run at once when the caller does not say (a mid-size GPU's). */

@@ -40,6 +40,8 @@ export interface RankingOptions {
   readonly profile: DeviceProfile;
   readonly sizes: Readonly<Record<string, number>>;
   readonly parallelism: number;
+  /** Compute units of the device (default: what its limits report). */
+  readonly computeUnits?: number;
   readonly restrictions: GroupRestrictions;
   readonly seed: number;
   /** Told after each candidate: how many are ranked of how many so far. */
@@ -53,7 +55,7 @@ export interface RankingOptions {
 export function rankCandidates(
   knl: LoopKernel,
   device: Device,
-  { profile, sizes, parallelism, restrictions, seed, report }: RankingOptions,
+  { profile, sizes, parallelism, computeUnits, restrictions, seed, report }: RankingOptions,
 ): { predicted: PredictedCandidate[]; pruned: { script: string; reason: string }[] } {
   const analysis = analyzeKernel(knl, sizes);
   const predicted: PredictedCandidate[] = [];
@@ -70,7 +72,10 @@ export function rankCandidates(
         const candidate = applySchedule(knl, c.steps);
         const program = buildProgram(candidate, device.target);
         checkProgramLimits(program, device.limits, device.name);
-        const cost = predictCost(candidate, program, profile, sizes, parallelism);
+        const cost = predictCost(candidate, program, profile, sizes, {
+          parallelism,
+          computeUnits: computeUnits ?? device.limits.computeUnits,
+        });
         const p: PredictedCandidate = { steps: c.steps, script, seconds: cost.seconds, cost };
         predicted.push(p);
         if (c.knobs) knobsOf.set(p, c.knobs);

@@ -17,6 +17,8 @@ import type { LoopKernel } from '../../kernel/model.ts';
 import { checkOptionKeys, optionKeys } from '../../option-keys.ts';
 import { autoTestVsRef } from '../../runtime/auto-test.ts';
 import { DeviceArray, type Device } from '../../runtime/device.ts';
+import type { DeviceLimits } from '../../runtime/limits.ts';
+import { targetFacts } from '../../codegen/target-facts.ts';
 import { run } from '../../runtime/run.ts';
 import { measureDeviceProfile, measuredArrays } from '../../statistics/profile.ts';
 import type { DeviceProfile } from '../../statistics/roofline.ts';
@@ -31,6 +33,7 @@ const AUTO_SCHEDULE_OPTIONS = optionKeys<AutoScheduleOptions>()([
   'cache',
   'checkDevice',
   'checkSizes',
+  'computeUnits',
   'fixSizes',
   'fresh',
   'measure',
@@ -78,6 +81,11 @@ export interface AutoScheduleOptions {
   readonly profile?: DeviceProfile;
   /** Work-items the device runs at once: a launch of fewer is slowed in proportion (default 16384). */
   readonly parallelism?: number;
+  /**
+   * Compute units running work-groups side by side (default: the device's limits, where its API
+   * reports them): a launch of fewer work-groups leaves units idle.
+   */
+  readonly computeUnits?: number;
 }
 
 /** What `onProgress` is told. */
@@ -162,6 +170,7 @@ export async function autoSchedule(
     profile,
     sizes,
     parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    ...(options.computeUnits ? { computeUnits: options.computeUnits } : {}),
     restrictions: { ...space, maxGroup },
     seed,
     report,
@@ -169,7 +178,7 @@ export async function autoSchedule(
   if (predicted.length === 0)
     throw new LoomError(`autoSchedule '${knl.name}': no candidate could be built (${pruned[0]?.reason ?? 'none'})`);
 
-  const checkDevice = options.checkDevice ?? device;
+  const checkDevice = referenceFor(options.checkDevice ?? device, device);
   const checkSizes =
     options.checkSizes ?? Object.fromEntries(Object.entries(sizes).map(([name, v]) => [name, Math.min(v, 40)]));
   const measured: MeasuredCandidate[] = [];
@@ -308,4 +317,26 @@ function fingerprint(
   let h = 0x811c9dc5;
   for (let k = 0; k < text.length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193) >>> 0;
   return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * The device candidates are checked on, holding whatever `device` holds: one whose work-items run
+ * one after another (the CPU device) has its limits by choice, not by hardware, so they are raised
+ * to the target's where lower (a tile made for 48 KiB of local memory is checked there, not refused
+ * for the CPU device's 32).
+ */
+function referenceFor(check: Device, device: Device): Device {
+  if (check === device || !targetFacts(check.target).sequentialWorkItems) return check;
+  const [a, b] = [check.limits, device.limits];
+  const limits: DeviceLimits = Object.freeze({
+    ...a,
+    maxWorkGroupSize: Math.max(a.maxWorkGroupSize, b.maxWorkGroupSize),
+    maxWorkGroupSizes: a.maxWorkGroupSizes.map((n, axis) =>
+      Math.max(n, b.maxWorkGroupSizes[axis]!),
+    ) as unknown as readonly [number, number, number],
+    maxLocalMemoryBytes: Math.max(a.maxLocalMemoryBytes, b.maxLocalMemoryBytes),
+    maxPrivateMemoryBytes: Math.max(a.maxPrivateMemoryBytes, b.maxPrivateMemoryBytes),
+  });
+  // the device's own methods, with these limits (its members are not #private: see cpuDevice)
+  return Object.create(check, { limits: { value: limits } }) as Device;
 }
