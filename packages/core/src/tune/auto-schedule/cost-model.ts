@@ -23,7 +23,8 @@
  *    step, not 32); and local barriers, each
  *    costing an assumed 64 floating-point operations per work-item (guesses: the measured
  *    correction in search.ts absorbs their scale);
- *  - flops at the measured rate; these overlap: the largest counts, and a quarter of each of the
+ *  - flops at the measured rate, at a narrow work-group's share of it (a warp issues for its 32
+ *    lanes, however few of them a group of 8 fills); these overlap: the largest counts, and a quarter of each of the
  *    others (an assumed leak, which also orders schedules the largest part would tie);
  *  - parallelism: a launch of fewer warps than the device runs at once is slowed in proportion
  *    (`parallelism` work-items, from the options: devices do not report it; a work-group narrower
@@ -163,8 +164,10 @@ export function predictCost(
   const fill = Math.min(1, (warpsInFlight * WARP) / parallelism);
   // what each compute unit does itself runs on as many units as there are work-groups, at most
   const idle = computeUnits ? computeUnits / Math.min(computeUnits, workGroups) : 1;
+  // a warp issues for all its lanes: a group narrower than a warp computes at its share of the rate
+  const lanes = (Math.ceil(groupItems / WARP) * WARP) / groupItems;
   const parts = [
-    (idle * work.flops) / profile.flopRate,
+    (idle * lanes * work.flops) / profile.flopRate,
     // memory: what the kernel needs; the L2 cache: the sectors its work-groups ask for (neighbours'
     // overlapping reads meet there); the L1 cache: the sectors of its warps' loads, while their
     // stores go through to L2 sector by sector
