@@ -8,10 +8,10 @@
  *    lines a warp of 32 consecutive work-items loads per access, as the cache looks them up (a row
  *    of l.0, then rows along l.1 when l.0 is narrower: `warpShape`; 8 floats of 4 rows are 4 lines,
  *    32 floats of a row one), from `getMemAccessMap`'s per-work-item strides along each local
- *    axis, at an assumed 4× the global bandwidth; a warp's stores write through to L2, sector by
- *    sector, at an assumed 2.5×. The L2 cache: the sectors the whole work-group touches per access
+ *    axis, at an assumed 3× the global bandwidth (the profile's, a copy's); a warp's stores write through to L2, sector by
+ *    sector, at an assumed 2×. The L2 cache: the sectors the whole work-group touches per access
  *    (a warp across rows reads 32 sectors, but the warps beside it along l.1 read the rest of each:
- *    a 16 x 16 transpose tile moves what a coalesced copy moves), at 2.5×. Memory: the bytes the
+ *    a 16 x 16 transpose tile moves what a coalesced copy moves), at 2×. Memory: the bytes the
  *    kernel needs, plus the unfilled part of every sector a warp's store fills only in part (it is
  *    read back or written twice: a transpose storing down columns ran 2.2x slower than one loading
  *    down them on the H200, bench/fit-cost-model.ts). An access the same for the whole sub-group is
@@ -57,8 +57,8 @@ const WARP = 32;
 const SECTOR = 32;
 const L1_LINE = 128;
 const LOCAL_SPEEDUP = 8;
-const L1_SPEEDUP = 4;
-const L2_SPEEDUP = 2.5;
+const L1_SPEEDUP = 3;
+const L2_SPEEDUP = 2;
 const OVERLAP_LEAK = 0.25;
 const BARRIER_FLOPS = 64;
 
