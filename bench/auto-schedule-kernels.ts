@@ -3,7 +3,7 @@
  * the best hand-transformed Loom kernel of the repository for each where one exists, and plain
  * JavaScript references for the small test (test/auto-schedule-bench.test.ts).
  */
-import { addDtypes, addPrefetch, makeKernel, splitIname, type LoopKernel } from '@loom/core';
+import { addDtypes, addPrefetch, fixParameters, makeEinsum, makeKernel, splitIname, type LoopKernel } from '@loom/core';
 import { DEFAULT_MATMUL, matmulKernel } from '../examples/matmul.ts';
 import { rowSumKernel } from './reductions-kernels.ts';
 
@@ -169,7 +169,92 @@ export const AUTO_SCHEDULE_CASES: readonly AutoScheduleCase[] = [
       return { mx, s, y };
     },
   },
+  {
+    name: 'n-body forces',
+    // the x component of the softened gravitational pull on each body: every pair, n^2 of them
+    kernel: f32(
+      makeKernel(
+        '{ [i,j]: 0<=i,j<n }',
+        `r(i, j) := (x[j] - x[i])*(x[j] - x[i]) + (y[j] - y[i])*(y[j] - y[i]) + 0.01
+         f[i] = sum(j, m[j]*(x[j] - x[i]) / (r(i, j)*sqrt(r(i, j))))`,
+        undefined,
+        { name: 'nbody' },
+      ),
+      'x',
+      'y',
+      'm',
+    ),
+    small: { n: 512 },
+    full: { n: 16384 },
+    hand: ({ n }) => ({ kernel: nbodyTiled(n!), from: 'bench/auto-schedule-kernels.ts nbodyTiled' }),
+    reference: ({ x, y, m }, { n }) => ({
+      f: Float32Array.from({ length: n! }, (_, i) =>
+        sumOf(n!, (j) => {
+          const dx = x![j]! - x![i]!;
+          const dy = y![j]! - y![i]!;
+          const r = dx * dx + dy * dy + 0.01;
+          return (m![j]! * dx) / (r * Math.sqrt(r));
+        }),
+      ),
+    }),
+  },
+  {
+    name: '2-D convolution',
+    // a 5 x 5 filter over an (n+4) x (n+4) image, written directly
+    kernel: f32(
+      makeKernel(
+        '{ [i,j,di,dj]: 0<=i,j<n and 0<=di,dj<5 }',
+        'out[i, j] = sum((di, dj), w[di, dj]*a[i + di, j + dj])',
+        undefined,
+        { name: 'conv2d' },
+      ),
+      'a',
+      'w',
+    ),
+    small: { n: 128 },
+    full: { n: 4096 },
+    reference: ({ a, w }, { n }) => ({
+      out: Float32Array.from({ length: n! * n! }, (_, p) => {
+        const i = Math.floor(p / n!);
+        const j = p % n!;
+        return sumOf(25, (t) => w![t]! * a![(i + Math.floor(t / 5)) * (n! + 4) + j + (t % 5)]!);
+      }),
+    }),
+  },
+  {
+    name: 'tensor contraction',
+    // makeEinsum('bik,kj->bij'): a batch of rows times one matrix (a linear layer)
+    kernel: f32(makeEinsum('bik,kj->bij', ['x', 'w'], { name: 'contraction' }), 'x', 'w'),
+    small: { Nb: 4, Ni: 32, Nj: 64, Nk: 64 },
+    full: { Nb: 32, Ni: 512, Nj: 512, Nk: 512 },
+    reference: ({ x, w }, { Nb, Ni, Nj, Nk }) => ({
+      out: Float32Array.from({ length: Nb! * Ni! * Nj! }, (_, p) => {
+        const j = p % Nj!;
+        const bi = Math.floor(p / Nj!);
+        return sumOf(Nk!, (k) => x![bi * Nk! + k]! * w![k * Nj! + j]!);
+      }),
+    }),
+  },
 ];
+
+/**
+ * The n-body forces as a GPU programmer tiles them: a body a work-item, 256 a work-group, the
+ * other bodies staged through local memory 256 at a time (each tile read once per work-group).
+ */
+function nbodyTiled(n: number): LoopKernel {
+  let knl = fixParameters(AUTO_SCHEDULE_CASES.find((c) => c.name === 'n-body forces')!.kernel, { n });
+  knl = splitIname(knl, 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' });
+  knl = splitIname(knl, 'j', 256);
+  // the other bodies' values (x[j], not the work-item's own x[i])
+  for (const array of ['x', 'y', 'm'])
+    knl = addPrefetch(knl, array, ['j_inner'], {
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.0',
+      fetchOuterInames: ['i_outer', 'j_outer'],
+      footprintSubscripts: ['256*j_outer + j_inner'],
+    });
+  return knl;
+}
 
 /**
  * Kendall's tau between two rankings of the same items (1: the same order, -1: reversed); NaN under
