@@ -7,13 +7,18 @@
  *
  *   node --import tsx bench/auto-schedule.ts [--full] [--json] [--backends=opencl,webgpu,cuda,cpu,c]
  *        [--budget=SECONDS] [--measure=N] [--candidates=N] [--only=NAME,NAME] [--skip-untransformed]
- *        [--parallelism=WORK_ITEMS] [--fix-sizes]
+ *        [--parallelism=WORK_ITEMS] [--fix-sizes] [--spread=N]
+ *
+ * `--spread=N` also measures N candidates at evenly spaced places of the model's ranking (those it
+ * predicts within 20x of its best), unchecked, and reports tau over them (`tauSpread`): the search
+ * measures the model's best few, which mostly differ by a few per cent; this asks how the model
+ * ranks the space.
  *
  * Small sizes by default (seconds on a CPU); `--full` for the GPU machine. Every auto-scheduled
  * kernel is checked by autoSchedule itself (against the kernel as written on the CPU device at
  * small sizes, then on the device at the benchmark's sizes).
  */
-import { autoSchedule, measureDeviceProfile, measureKernelSeconds, type Device } from '@loom/core';
+import { applySchedule, autoSchedule, measureDeviceProfile, measureKernelSeconds, type Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { AUTO_SCHEDULE_CASES, kendallTau, kendallTauB } from './auto-schedule-kernels.ts';
 import { numberFlag, parseOptions } from './lib/cli.ts';
@@ -30,6 +35,10 @@ const parallelism = numberFlag(options, 'parallelism', 16384);
 const skipUntransformed = options.flags.has('skip-untransformed');
 // each kernel specialised to its sizes (autoSchedule's fixSizes), as the fixed-size hand kernels are
 const fixSizes = options.flags.has('fix-sizes');
+// candidates measured besides the search's, spread over the model's ranking: tau over the space, not its top
+const spread = numberFlag(options, 'spread', 0);
+/** Candidates the model has slower than this many times its best are left out of the spread (they take long to time). */
+const SPREAD_WITHIN = 20;
 // the reference each candidate is checked on first (autoSchedule raises its limits to the device's)
 const check = cpuDevice();
 
@@ -53,6 +62,14 @@ interface Row {
    * Each measured candidate: its script, the model's counts and seconds, and the measured seconds
    * (or why it did not run): what a correction of the model is fitted to.
    */
+  /** With --spread: candidates at evenly spaced ranks of the model's, measured, and tau over them. */
+  readonly spread?: readonly {
+    readonly script: string;
+    readonly predicted: number;
+    readonly measured: number | null;
+  }[];
+  readonly tauSpread?: number | null;
+  readonly tauSpreadB?: number | null;
   readonly candidates: readonly {
     readonly script: string;
     readonly predicted: number | null;
@@ -131,6 +148,32 @@ async function benchOne(
           pairs.map((p) => p[1]),
         )
       : null;
+  // the model against a spread of the space it ranked
+  const sampled = spreadSample(result.predicted, new Set(result.measured.map((m) => m.script)));
+  const spreadCandidates: { script: string; predicted: number; measured: number | null; failure?: string }[] = [];
+  for (const p of sampled) {
+    try {
+      const seconds = await measureKernelSeconds(applySchedule(c.kernel, p.steps), device, sizes);
+      spreadCandidates.push({ script: p.script, predicted: p.seconds, measured: seconds });
+    } catch (e) {
+      spreadCandidates.push({
+        script: p.script,
+        predicted: p.seconds,
+        measured: null,
+        failure: String(e).slice(0, 300),
+      });
+    }
+  }
+  const spreadPairs = spreadCandidates.flatMap((s) =>
+    s.measured === null ? [] : [[s.predicted, s.measured] as const],
+  );
+  const tauOf = (f: typeof kendallTau, ps: readonly (readonly [number, number])[]) =>
+    ps.length >= 2
+      ? f(
+          ps.map((p) => p[0]),
+          ps.map((p) => p[1]),
+        )
+      : null;
   // the model's own pick (the first it ranked that ran) against the best measured
   const measuredBest = Math.min(...pairs.map((p) => p[1]));
   const modelPick = pairs.length ? [...pairs].sort((a, b) => a[0] - b[0])[0]![1] : null;
@@ -149,8 +192,27 @@ async function benchOne(
     pickedWithin: modelPick === null ? null : modelPick / measuredBest,
     tuningSeconds,
     candidates: measuredCandidates,
+    ...(spread
+      ? {
+          spread: spreadCandidates,
+          tauSpread: tauOf(kendallTau, spreadPairs),
+          tauSpreadB: tauOf(kendallTauB, spreadPairs),
+        }
+      : {}),
     script: result.script,
   };
+}
+
+/** `spread` of the ranked candidates at evenly spaced ranks, among those predicted within SPREAD_WITHIN of the best, not measured already. */
+function spreadSample<T extends { readonly script: string; readonly seconds: number }>(
+  ranked: readonly T[],
+  measured: ReadonlySet<string>,
+): T[] {
+  if (!spread || ranked.length === 0) return [];
+  const best = ranked[0]!.seconds;
+  const pool = ranked.filter((p) => p.seconds <= SPREAD_WITHIN * best && !measured.has(p.script));
+  if (pool.length <= spread) return pool;
+  return Array.from({ length: spread }, (_, k) => pool[Math.round((k * (pool.length - 1)) / (spread - 1))]!);
 }
 
 function format(row: Row): string {
@@ -163,6 +225,7 @@ function format(row: Row): string {
     `auto/hand ${ratio(row.autoOverHand)}`,
     `speed-up ${ratio(row.speedup)}x`,
     `tau ${ratio(row.tau)} (tau-b ${ratio(row.tauB)})`,
+    ...(row.spread ? [`tau over ${row.spread.length} spread ${ratio(row.tauSpread ?? null)}`] : []),
     `model's pick ${ratio(row.pickedWithin)}x the best`,
     `tuned in ${row.tuningSeconds.toFixed(1)} s`,
   ].join(', ');

@@ -46,12 +46,20 @@ interface Candidate {
 
 for (const line of readFileSync(file, 'utf8').split('\n')) {
   if (!line.trim()) continue;
-  const row = JSON.parse(line) as { kernel?: string; sizes?: Record<string, number>; candidates?: Candidate[] };
+  const row = JSON.parse(line) as {
+    kernel?: string;
+    sizes?: Record<string, number>;
+    candidates?: Candidate[];
+    spread?: Candidate[];
+  };
   if (!row.candidates || !row.kernel || !row.sizes) continue;
   const c = AUTO_SCHEDULE_CASES.find((x) => x.name === row.kernel);
   if (!c) continue;
   const sizes = row.sizes;
-  const measured = row.candidates.filter((x) => typeof x.measured === 'number' && x.script !== '');
+  // the search's candidates and, with --spread, those measured at spaced ranks of the model's
+  const measured = [...row.candidates, ...(row.spread ?? [])].filter(
+    (x) => typeof x.measured === 'number' && x.script !== '',
+  );
   const rebuilt = (script: string): LoopKernel => {
     const base = kernel('{ [i]: 0 <= i < 1 }', 'x[i] = 0').apply(() => fixParameters(c.kernel, sizes));
     return (new Function('k', `return k${script}`)(base) as { kernel: LoopKernel }).kernel;
