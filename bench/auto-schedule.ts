@@ -30,8 +30,8 @@ const budget = numberFlag(options, 'budget', options.full ? 60 : 10);
 const measure = numberFlag(options, 'measure', 6);
 const candidates = numberFlag(options, 'candidates', options.full ? 96 : 24);
 const only = options.flags.get('only');
-// work-items the device runs at once, for the cost model (an H200: 132 SMs x 2048)
-const parallelism = numberFlag(options, 'parallelism', 16384);
+// work-items the device runs at once, for the cost model; default: autoSchedule's, 512 a compute unit
+const parallelism = options.flags.has('parallelism') ? numberFlag(options, 'parallelism', 0) : undefined;
 const skipUntransformed = options.flags.has('skip-untransformed');
 // each kernel specialised to its sizes (autoSchedule's fixSizes), as the fixed-size hand kernels are
 const fixSizes = options.flags.has('fix-sizes');
@@ -106,7 +106,7 @@ async function benchOne(
     budget,
     measure,
     profile,
-    parallelism,
+    ...(parallelism ? { parallelism } : {}),
     checkDevice: check,
     fixSizes,
     space: { candidates },

@@ -6,7 +6,7 @@
  * to the model is tried against real measurements without the GPU they came from.
  *
  *   node --import tsx bench/fit-cost-model.ts --results=bench/results/auto-schedule-h200-2026-12-03-eleventh-candidates.jsonl \
- *     [--bandwidth=4.25e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=16384] [--compute-units=132]
+ *     [--bandwidth=4.25e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=67584] [--compute-units=132]
  *     [--counts]   (and what the model counted for each candidate)
  *
  * The profile defaults are the H200's through OpenCL as measureDeviceProfile measures it since the twelfth
@@ -28,7 +28,8 @@ const profile = {
   flopRate: numberFlag(options, 'flop-rate', 6.25e13),
   launchOverhead: numberFlag(options, 'launch', 1.08e-5),
 };
-const parallelism = numberFlag(options, 'parallelism', 16384);
+// default: autoSchedule's, 512 work-items a compute unit
+const parallelism = options.flags.has('parallelism') ? numberFlag(options, 'parallelism', 0) : undefined;
 // the H200's multiprocessors (OpenCL's CL_DEVICE_MAX_COMPUTE_UNITS there); 0: not modelled
 const computeUnits = numberFlag(options, 'compute-units', 132);
 // the model reads the target (to build the program) and the limits (to refuse what cannot run)
@@ -66,7 +67,7 @@ for (const line of readFileSync(file, 'utf8').split('\n')) {
   };
   const costs = measured.map((x) =>
     predictScheduleTime(rebuilt(x.script), device, profile, sizes, {
-      parallelism,
+      ...(parallelism ? { parallelism } : {}),
       ...(computeUnits ? { computeUnits } : {}),
     }),
   );

@@ -347,11 +347,24 @@ export function predictScheduleTime(
 ): CostBreakdown {
   const program = buildProgram(knl, device.target);
   checkProgramLimits(program, device.limits, device.name);
+  const computeUnits = options.computeUnits ?? device.limits.computeUnits;
   return predictCost(knl, program, profile, sizes, {
-    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
-    computeUnits: options.computeUnits ?? device.limits.computeUnits,
+    parallelism: options.parallelism ?? parallelismOf(computeUnits),
+    computeUnits,
   });
 }
 
-/** Work-items a device is assumed to run at once when the caller does not say (a mid-size GPU's). */
+/** Work-items a device is assumed to run at once when neither the caller nor its compute units say (a mid-size GPU's). */
 export const DEFAULT_PARALLELISM = 16384;
+
+/**
+ * Work-items in flight that keep a compute unit busy: 16 warps of 32 (fitted on the H200's
+ * recorded candidates, bench/fit-cost-model.ts: n-body forces a work-item a body, 512 warps on
+ * 132 multiprocessors, ran 3.8x slower than the model said with 32 work-items a unit).
+ */
+const WORK_ITEMS_PER_UNIT = 512;
+
+/** The work-items a device with `computeUnits` units needs in flight; DEFAULT_PARALLELISM where the count is unknown. */
+export function parallelismOf(computeUnits: number | undefined): number {
+  return computeUnits ? computeUnits * WORK_ITEMS_PER_UNIT : DEFAULT_PARALLELISM;
+}

@@ -23,7 +23,7 @@ import { run } from '../../runtime/run.ts';
 import { measureDeviceProfile, measuredArrays } from '../../statistics/profile.ts';
 import type { DeviceProfile } from '../../statistics/roofline.ts';
 import { autotune, defineTuning, type TuningArguments, type TuningCache } from '../autotune.ts';
-import { DEFAULT_PARALLELISM } from './cost-model.ts';
+import { parallelismOf } from './cost-model.ts';
 import { rankCandidates, type PredictedCandidate } from './rank.ts';
 import type { SpaceRestrictions } from './space.ts';
 import { applySchedule, scheduleScript, type ScheduleStep } from './steps.ts';
@@ -79,7 +79,10 @@ export interface AutoScheduleOptions {
   readonly checkSizes?: Readonly<Record<string, number>>;
   /** The device's profile (default: `measureDeviceProfile(device)`, measured once per device). */
   readonly profile?: DeviceProfile;
-  /** Work-items the device runs at once: a launch of fewer is slowed in proportion (default 16384). */
+  /**
+   * Work-items the device runs at once: a launch of fewer is slowed in proportion (default 512 a
+   * compute unit where the device reports its units, else 16384).
+   */
   readonly parallelism?: number;
   /**
    * Compute units running work-groups side by side (default: the device's limits, where its API
@@ -169,7 +172,7 @@ export async function autoSchedule(
   const { predicted, pruned } = rankCandidates(base, device, {
     profile,
     sizes,
-    parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
+    parallelism: options.parallelism ?? parallelismOf(options.computeUnits ?? device.limits.computeUnits),
     ...(options.computeUnits ? { computeUnits: options.computeUnits } : {}),
     restrictions: { ...space, maxGroup },
     seed,
