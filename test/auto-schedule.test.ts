@@ -28,7 +28,10 @@ import {
   scheduleScript,
   setTemporaryAddressSpace,
   tagInames,
+  generateCode,
+  fixParameters,
 } from '@loom/core';
+import { cudaTarget } from '@loom/codegen-cuda';
 import { cpuDevice } from '@loom/codegen-js';
 import {
   analyzeKernel,
@@ -450,6 +453,28 @@ test("a staged candidate's neighbours include its tiles double-buffered; the scr
   const built = applySchedule(knl, doubled.steps);
   assert.ok(built.inames.includes('k_outer_parity'));
   await checkResults(c, built, cpu, doubled.label);
+});
+
+test("where the device issues asynchronous copies, a staged candidate's neighbours include its tiles copied so; the script rebuilds it", async () => {
+  const c = CASES[0]!;
+  const knl = coreKernel(c);
+  const analysis = analyzeKernel(knl, c.sizes);
+  const restrictions = { candidates: 200, maxGroup: 1024 };
+  const staged = enumerateCandidates(analysis, restrictions, 1).find((x) => (x.knobs?.staged ?? 0) > 0);
+  assert.ok(staged?.knobs, 'a staged candidate in the sample');
+  // not where the device has none (the default restrictions: OpenCL, WebGPU, the CPU device)
+  assert.not.ok(neighbourCandidates(analysis, restrictions, staged.knobs).some((x) => x.knobs?.asyncCopies));
+  const copied = neighbourCandidates(analysis, { ...restrictions, asyncCopies: true }, staged.knobs).find(
+    (x) => x.knobs?.asyncCopies,
+  );
+  assert.ok(copied, 'a neighbour with asynchronous copies');
+  assert.match(scheduleScript(copied.steps), /\.asyncCopies\(\['(a|b)_fetch'(, '(a|b)_fetch')?\]\)/);
+  assert.match(copied.label, 'async');
+  const built = applySchedule(knl, copied.steps);
+  assert.ok(built.instructions.some((i) => i.asyncCopy));
+  // CUDA issues them (cp.async); the CPU device completes them at once, and the product is right
+  assert.match(generateCode(fixParameters(built, c.sizes), cudaTarget()).code, 'loom_copy_async_');
+  await checkResults(c, built, cpu, copied.label);
 });
 
 test('fixSizes: the kernel specialised to the sizes (checked unspecialised), its script starting with .fix; the script rebuilds it', async () => {

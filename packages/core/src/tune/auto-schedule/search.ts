@@ -174,7 +174,7 @@ export async function autoSchedule(
     sizes,
     parallelism: options.parallelism ?? parallelismOf(options.computeUnits ?? device.limits.computeUnits),
     ...(options.computeUnits ? { computeUnits: options.computeUnits } : {}),
-    restrictions: { ...space, maxGroup },
+    restrictions: { ...space, maxGroup, asyncCopies: space.asyncCopies ?? issuesAsyncCopies(device) },
     seed,
     report,
   });
@@ -342,4 +342,10 @@ function referenceFor(check: Device, device: Device): Device {
   });
   // the device's own methods, with these limits (its members are not #private: see cpuDevice)
   return Object.create(check, { limits: { value: limits } }) as Device;
+}
+
+/** Whether `device` issues asynchronous copies that can overlap a step's work (CUDA), not only complete them at once. */
+function issuesAsyncCopies(device: Device): boolean {
+  const facts = targetFacts(device.target);
+  return facts.asyncCopies && !facts.sequentialWorkItems;
 }

@@ -27,6 +27,11 @@ export interface SpaceRestrictions {
   readonly registerBlocking?: boolean;
   /** How many candidates the cost model ranks, sampled by the seed (default 48). */
   readonly candidates?: number;
+  /**
+   * Whether staged tiles may be filled by asynchronous copies (`asyncCopies`; default: where the
+   * device issues them, CUDA's `cp.async`, and not where work-items run one after another).
+   */
+  readonly asyncCopies?: boolean;
 }
 
 /** The restrictions with the work-group's most work-items settled (the device's limit, or less). */
@@ -59,6 +64,8 @@ export interface Knobs {
   readonly placements: readonly Placement[];
   readonly staged: number;
   readonly doubleBuffered?: boolean;
+  /** The staged tiles filled by asynchronous copies. */
+  readonly asyncCopies?: boolean;
 }
 
 /** The parallel inames, the reduction and its reads of `knl`, extents evaluated at `sizes`. */
@@ -201,6 +208,7 @@ export function neighbourCandidates(
   const out: Candidate[] = [];
   const { placements, staged } = knobs;
   const doubled = knobs.doubleBuffered ?? false;
+  const copiedAsynchronously = knobs.asyncCopies ?? false;
   const valid = (placed: readonly Placement[]) => {
     const onAxes = placed.filter((p) => p.axis !== undefined);
     const group = onAxes.reduce((a, p) => a * p.local, 1);
@@ -221,9 +229,14 @@ export function neighbourCandidates(
       )
     );
   };
-  const push = (placed: readonly Placement[], stagedSteps: number, twoBuffers = doubled) => {
+  const push = (
+    placed: readonly Placement[],
+    stagedSteps: number,
+    twoBuffers = doubled,
+    asynchronous = copiedAsynchronously,
+  ) => {
     if (!valid(placed)) return;
-    const c = candidateOf(analysis, placed, stagedSteps, twoBuffers);
+    const c = candidateOf(analysis, placed, stagedSteps, twoBuffers, asynchronous);
     if (c) out.push(c);
   };
   placements.forEach((p, k) => {
@@ -238,8 +251,9 @@ export function neighbourCandidates(
   const stagings = reductionSteps(analysis, restrictions);
   const at = stagings.indexOf(staged);
   for (const s of [stagings[at - 1], stagings[at + 1]]) if (s !== undefined) push(placements, s);
-  // the staged tiles in one buffer or two
+  // the staged tiles in one buffer or two, copied through registers or asynchronously where the device can
   if (staged > 0) push(placements, staged, !doubled);
+  if (staged > 0 && restrictions.asyncCopies) push(placements, staged, doubled, !copiedAsynchronously);
   return out;
 }
 
@@ -262,12 +276,18 @@ function candidateOf(
   placed: readonly Placement[],
   staged: number,
   doubleBuffered = false,
+  asyncCopies = false,
 ): Candidate | undefined {
   const steps: ScheduleStep[] = [];
   const localParts = new Map<string, string[]>();
   const blockTag = analysis.reduction ? 'ilp' : 'unr';
   const labels: string[] = [];
-  const knobs: Knobs = { placements: placed, staged, ...(doubleBuffered && staged > 0 ? { doubleBuffered } : {}) };
+  const knobs: Knobs = {
+    placements: placed,
+    staged,
+    ...(doubleBuffered && staged > 0 ? { doubleBuffered } : {}),
+    ...(asyncCopies && staged > 0 ? { asyncCopies } : {}),
+  };
   for (const p of placed) {
     if (p.axis === undefined) continue;
     if (p.local === 1 && p.block === 1) {
@@ -302,14 +322,15 @@ function candidateOf(
       steps.push({ kind: 'prefetch', array, sweep });
     }
     const stepLoops = [`${r.iname}_outer`];
+    const temporaries = fetches.map((f) => `${f.array}_fetch`);
     if (knobs.doubleBuffered) {
-      const temporaries = fetches.map((f) => `${f.array}_fetch`);
       steps.push({ kind: 'doubleBuffer', temporaries, iname: `${r.iname}_outer` });
       stepLoops.splice(0, 1, `${r.iname}_outer_pair`, `${r.iname}_outer_parity`);
     }
+    if (knobs.asyncCopies) steps.push({ kind: 'asyncCopies', temporaries });
     steps.push({ kind: 'prioritize', order: [...loops, ...stepLoops, `${r.iname}_inner`] });
     labels.push(
-      `${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}${knobs.doubleBuffered ? ' double-buffered' : ''}`,
+      `${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}${knobs.doubleBuffered ? ' double-buffered' : ''}${knobs.asyncCopies ? ' async' : ''}`,
     );
   } else if (loops.length > 1) steps.push({ kind: 'prioritize', order: loops });
   return { steps, label: labels.join(' '), knobs };

@@ -1,7 +1,7 @@
 /**
  * A schedule as data: the chain of transformations that turns the user's kernel into a
  * candidate, each step one call of a public transformation (`splitIname`, `tagInames`,
- * `addPrefetch`, `doubleBuffer`, `prioritizeLoops`, `fixParameters`). The same list is applied to kernels here and printed as
+ * `addPrefetch`, `doubleBuffer`, `asyncCopies`, `prioritizeLoops`, `fixParameters`). The same list is applied to kernels here and printed as
  * the `@loom/dsl` builder chain that does the same, so a pasted script rebuilds the kernel the
  * search measured, call for call.
  */
@@ -10,6 +10,7 @@ import type { LoopKernel } from '../../kernel/model.ts';
 import { prioritizeLoops } from '../../transform/basic.ts';
 import { addPrefetch } from '../../transform/prefetch.ts';
 import { doubleBuffer } from '../../transform/double-buffer.ts';
+import { asyncCopies } from '../../transform/async-copies.ts';
 import { fixParameters } from '../../transform/fix-parameters.ts';
 import { splitIname } from '../../transform/split-iname.ts';
 import { tagInames } from '../../transform/tag-inames.ts';
@@ -35,6 +36,11 @@ export type ScheduleStep =
       readonly kind: 'doubleBuffer';
       readonly temporaries: readonly string[];
       readonly iname: string;
+    }
+  | {
+      /** Local tiles filled by asynchronous copies (asyncCopies). */
+      readonly kind: 'asyncCopies';
+      readonly temporaries: readonly string[];
     }
   | { readonly kind: 'prioritize'; readonly order: readonly string[] }
   | {
@@ -64,6 +70,8 @@ function applyStep(knl: LoopKernel, step: ScheduleStep): LoopKernel {
       return addPrefetch(knl, step.array, step.sweep, { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
     case 'doubleBuffer':
       return doubleBuffer(knl, step.temporaries, step.iname);
+    case 'asyncCopies':
+      return asyncCopies(knl, step.temporaries);
     case 'prioritize':
       return prioritizeLoops(knl, step.order);
     case 'fix':
@@ -98,6 +106,8 @@ function verbOf(step: ScheduleStep): string {
       return `prefetch(${quote(step.array)}, [${step.sweep.map(quote).join(', ')}], { space: 'local', defaultTag: 'l.auto' })`;
     case 'doubleBuffer':
       return `doubleBuffer([${step.temporaries.map(quote).join(', ')}], ${quote(step.iname)})`;
+    case 'asyncCopies':
+      return `asyncCopies([${step.temporaries.map(quote).join(', ')}])`;
     case 'prioritize':
       return `prioritize(${quote(step.order.join(','))})`;
     case 'fix':
