@@ -16,6 +16,7 @@ import {
   run,
   setTemporaryAddressSpace,
   splitArrayAxis,
+  splitIname,
   tagInames,
   temporaryVariable,
   type LoopKernel,
@@ -217,6 +218,25 @@ test('an index i // 4 is proven in bounds when i lies in [0, 4*extent), and guar
       () => assert.unreachable('the row out of bounds was not reported'),
       (e: unknown) =>
         assert.match((e as Error).message, "writes 't' at index i // 4 = 4 on axis 0, outside its extent 4"),
+    );
+  }
+});
+
+test("an unrolled copy's guard is tightened with its value: copies under one bound share one if, and compute what they should", async () => {
+  // j = 4*l + u over 0 <= j < 6: the copies u = 0, 1 run for both work-items, u = 2, 3 for the first (4*l + 2 <= 5: l <= 0)
+  let knl = addDtypes(makeKernel('{ [g, j]: 0 <= g < 4 and 0 <= j < 6 }', 'y[g, j] = 2*x[g, j]'), { x: 'float32' });
+  knl = tagInames(knl, { g: 'g.0' });
+  knl = splitIname(knl, 'j', 4, { outerTag: 'l.0', innerTag: 'unr' });
+  const code = generateCode(knl, openclTarget()).code;
+  assert.is((code.match(/if \(lid\(0\) <= 0\)/g) ?? []).length, 1, code);
+  assert.not.match(code, '4 * lid(0) <= 3');
+  const x = Float32Array.from({ length: 24 }, (_, k) => k);
+  for (const device of testDevices()) {
+    const { y } = await run(knl, device, { x });
+    assert.equal(
+      [...(y as Float32Array)],
+      [...x].map((v) => 2 * v),
+      device.name,
     );
   }
 });
