@@ -128,6 +128,8 @@ const ASYNC_COPIES: MatmulConfig[] = [
   { ...VECTOR_CONFIGS[0], asyncCopies: true },
   { ...VECTOR_CONFIGS[2], doubleBuffered: true, asyncCopies: true },
   { ...VECTOR_CONFIGS[2], aTransposed: true, doubleBuffered: true, asyncCopies: true },
+  // b's panel of float4s (vectorReads) filled 16 bytes a copy, lane writes merged
+  { ...VECTOR_READS[2], doubleBuffered: true, asyncCopies: true },
 ];
 
 const clCode = (config: MatmulConfig, n: number) =>
@@ -221,9 +223,17 @@ test("asyncCopies: the panels copied into local memory 16 bytes at a time with c
   assert.not.match(code, 'loom_copy_async_4(');
   assert.is((code.match(/__syncthreads\(\)/g) ?? []).length, (code.match(/loom_copy_async_wait\(\);/g) ?? []).length);
   assert.throws(
-    () => matmulKernel({ ...VECTOR_READS[0], asyncCopies: true }, 256),
+    () => matmulKernel({ ...VECTOR_READS[5], asyncCopies: true }, 256),
     /asyncCopies copies the panels straight into local memory/,
   );
+  // a panel of float4s: its lanes copied 16 bytes at once, through a pointer to its floats
+  const vectors = generateCode(
+    addDtypes(matmulKernel(ASYNC_COPIES[5], 256), { a: 'float32', b: 'float32' }),
+    cudaTarget(),
+  ).code;
+  assert.match(vectors, /__shared__ __align__\(16\) float4 b_fetch\[\d+\];/);
+  assert.match(vectors, /loom_copy_async_16\(\(\(float \*\) b_fetch\) \+ \(/);
+  assert.not.match(vectors, 'loom_copy_async_4(');
 });
 
 test("doubleBuffered: the panels of the first step before the loop, then per step the next step's fill, the product, one barrier", () => {

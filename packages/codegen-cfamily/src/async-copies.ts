@@ -7,7 +7,7 @@
  * through) copies at once. A copy the language cannot issue as it is (2-byte halves one at a time,
  * a conversion) is a LoomError that says how to make it one, never a copy silently waited for.
  */
-import { byteSize, LoomError, statementsOfKind, type Stmt } from '@loom/core';
+import { byteSize, LoomError, statementsOfKind, type DType, type Stmt } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 
 /** How a language issues asynchronous copies into local memory and waits for them (`CDialect.asyncCopy`). */
@@ -36,8 +36,15 @@ export function asyncCopyTargets(body: Stmt): Set<string> {
   return out;
 }
 
-/** The address of element `index` of `array`, both printed. */
-const address = (array: string, index: string) => `${array} + (${index})`;
+/**
+ * The address of element `index` (printed) of `array`: of an array of vectors, through a pointer to
+ * its elements (`((float *) b_fetch) + (i)`), as lane writes are printed.
+ */
+export function elementAddress(printer: CExpressionPrinter, array: string, index: string, dtype: DType): string {
+  if (!printer.vectorWidths.has(array)) return `${array} + (${index})`;
+  const { space } = printer.vectorWidths.get(array)!;
+  return `((${printer.dialect.addressSpace(space)}${printer.dialect.type(dtype)} *) ${array}) + (${index})`;
+}
 
 /** Records a helper function the printed code calls. */
 function use(printer: CExpressionPrinter, helper: Helper): void {
@@ -65,15 +72,15 @@ export function printAsyncCopy(s: Extract<Stmt, { kind: 'assign' }>, printer: CE
   const halves = printer.halfBuffers.has(target.array) && printer.halfBuffers.has(value.array);
   if (printer.halfStorage && dtype === 'float16' && !halves)
     throw refuse(`'${target.array}' holds float16 values as floats, so the copy converts each`);
-  if (printer.vectorWidths.has(target.array) || printer.vectorWidths.has(value.array))
-    throw refuse('it copies an array of vectors; copy its elements instead');
+  const packed = (name: string) => printer.vectorWidths.get(name)?.packed === true;
+  if (packed(target.array) || packed(value.array)) throw refuse('it copies between packed vectors (float3)');
   const bytes = byteSize(dtype);
   if (!spelling.sizes.includes(bytes))
     throw refuse(
       `it moves ${bytes} bytes; copy 16 bytes of consecutive elements (${16 / bytes} of them, an unrolled loop whose first index is a multiple of ${16 / bytes}) so that they merge into one move`,
     );
-  const to = address(target.array, printer.print(target.indices[0], 'int32'));
-  const from = address(value.array, printer.print(value.indices[0], 'int32'));
+  const to = elementAddress(printer, target.array, printer.print(target.indices[0], 'int32'), dtype);
+  const from = elementAddress(printer, value.array, printer.print(value.indices[0], 'int32'), dtype);
   const call = spelling.copy(bytes, to, from);
   use(printer, call.helper);
   return call.text;
@@ -85,9 +92,14 @@ export function printWideAsyncCopy(
   toIndex: string,
   from: string,
   fromIndex: string,
+  dtype: DType,
   printer: CExpressionPrinter,
 ): string {
-  const call = printer.dialect.asyncCopy!.copy(16, address(to, toIndex), address(from, fromIndex));
+  const call = printer.dialect.asyncCopy!.copy(
+    16,
+    elementAddress(printer, to, toIndex, dtype),
+    elementAddress(printer, from, fromIndex, dtype),
+  );
   use(printer, call.helper);
   return call.text;
 }

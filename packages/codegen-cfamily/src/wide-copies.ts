@@ -23,8 +23,11 @@ function plainCopy(s: Stmt, printer: CExpressionPrinter) {
   const { target, value, dtype } = s;
   if (target.kind !== 'subscript' || value.kind !== 'subscript' || target.field || value.field) return undefined;
   if (!printer.alignedArrays.has(target.array) || !printer.alignedArrays.has(value.array)) return undefined;
-  // arrays of vectors, atomics and conversions move otherwise
-  if (printer.vectorWidths.has(target.array) || printer.vectorWidths.has(value.array)) return undefined;
+  // arrays of vectors, atomics and conversions move otherwise (an asynchronous copy addresses a
+  // vector array's elements through a pointer to them, as its lane writes are printed)
+  const vectors = (name: string) => printer.vectorWidths.get(name);
+  if ((vectors(target.array) || vectors(value.array)) && !async) return undefined;
+  if (vectors(target.array)?.packed || vectors(value.array)?.packed) return undefined;
   if (printer.atomicVariables.has(target.array) || printer.atomicVariables.has(value.array)) return undefined;
   if (printer.typeOfExpr(value) !== dtype) return undefined;
   // a half buffer holds halves; a float16 array without half storage holds floats
@@ -94,6 +97,6 @@ export function printWideCopy(statements: readonly Stmt[], start: number, printe
   const first = plainCopy(statements[start], printer)!;
   const toIndex = printer.print(first.toIndex, 'int32');
   const fromIndex = printer.print(first.fromIndex, 'int32');
-  if (first.async) return printWideAsyncCopy(first.to, toIndex, first.from, fromIndex, printer);
+  if (first.async) return printWideAsyncCopy(first.to, toIndex, first.from, fromIndex, first.dtype, printer);
   return printer.dialect.wideCopy!(first.to, toIndex, first.from, fromIndex);
 }

@@ -98,8 +98,8 @@ export interface MatmulConfig {
    * `cp.async`), without passing through the work-items' registers; with doubleBuffered the next
    * step's copies land while this step computes. With vectorWidth 4 each work-item copies runs
    * of 4 consecutive floats (one 16-byte copy), a and b read as floats (no float4 views of them).
-   * Needs prefetch; not pipelined (its loads go through registers) and not vectorReads (a panel of
-   * float4s is filled lane by lane). Targets without asynchronous copies refuse the kernel.
+   * Needs prefetch; not pipelined (its loads go through registers) nor aVectorReads. Targets without
+   * asynchronous copies refuse the kernel.
    */
   readonly asyncCopies?: boolean;
 }
@@ -137,8 +137,8 @@ export function configProblem(config: MatmulConfig): string | undefined {
   if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
   if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
   if (config.doubleBuffered && !config.prefetch) return 'doubleBuffered doubles the local panels: it needs prefetch';
-  if (config.asyncCopies && (!config.prefetch || config.pipelined || config.vectorReads))
-    return 'asyncCopies copies the panels straight into local memory: it needs prefetch, and neither pipelined nor vectorReads';
+  if (config.asyncCopies && (!config.prefetch || config.pipelined || config.aVectorReads))
+    return 'asyncCopies copies the panels straight into local memory: it needs prefetch, and neither pipelined nor aVectorReads';
   if (config.aTransposed && (!config.prefetch || config.aVectorReads))
     return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
   if (vectorWidth !== 1) {
@@ -345,8 +345,9 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: aVec ? 'vec' : 'unr' });
   knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
   knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
-  // b's local panel of float4s (vectorReads) takes each vector whole
-  knl = splitIname(knl, 'b_dim_1', width, { innerTag: config.vectorReads ? 'vec' : 'unr' });
+  // b's local panel of float4s (vectorReads) takes each vector whole; copied asynchronously, lane by
+  // lane (unrolled), the four copies merge into one of 16 bytes
+  knl = splitIname(knl, 'b_dim_1', width, { innerTag: config.vectorReads && !config.asyncCopies ? 'vec' : 'unr' });
   knl = spreadOver(knl, 'b_dim_1_outer', config.tileN / width, 'l.0', along0);
   knl = spreadOver(knl, 'b_dim_0', config.tileK, 'l.1', along1);
   // when both take several rounds, go row by row, as the panel lies in memory
