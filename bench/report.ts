@@ -146,10 +146,10 @@ md.push(
   '../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts   # here',
 );
 md.push(
-  'bash bench/h100.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report',
+  'bash bench/gpu-run.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report',
 );
 md.push(
-  'bash bench/h100.sh --quick            # there: CUDA beside OpenCL and PyTorch only (elementwise, SGEMM, reductions, computations)',
+  'bash bench/gpu-run.sh --quick            # there: CUDA beside OpenCL and PyTorch only (elementwise, SGEMM, reductions, computations)',
 );
 md.push('```', '');
 md.push('Each script also runs on its own, here or there (`node --import tsx bench/elementwise.ts [--full] [--json]`;');
@@ -260,7 +260,7 @@ for (const p of profiles().filter((x) => x.full === true)) {
   const notes = {
     backend: String(p.backend),
     measured: String(p.date ?? date),
-    how: 'bench/roofline.ts --full (bench/h100.sh)',
+    how: 'bench/roofline.ts --full (bench/gpu-run.sh)',
   };
   console.error(`wrote ${writeProfile(p.profile, notes, outDir ? path.join(outDir, 'profiles') : undefined)}`);
 }

@@ -7,7 +7,7 @@
  *   estimateTime(knl, deviceProfile('OpenCL: NVIDIA H100'), { n: 4096 });
  *
  * The committed profiles are measured by `bench/roofline.ts --full` on the GPU machine
- * (`bench/h100.sh` runs it; `bench/report.ts` writes them to packages/dsl/profiles/).
+ * (`bench/gpu-run.sh` runs it; `bench/report.ts` writes them to packages/dsl/profiles/).
  *
  * @module @loom/dsl/profiles
  */

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Every benchmark figure of issues 7 and 14 in one command, PyTorch's included, then the report.
+# Every benchmark figure of the GPU machine in one command (issues 7, 14, 26, 29, 30 and 31: elementwise,
+# SGEMM and its awkward shapes, reductions, the computation library, FFT, code generation, statistics,
+# launches, the roofline, HGEMM and TF32 on the tensor cores, auto-scheduling), PyTorch's included, then the
+# report. (It was bench/h100.sh, after the first GPU machine.)
 #
 # On the GPU machine, from the repository root, with .device/ carried along (packed here first:
-#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/fft.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/pointwise-host.ts bench/roofline.ts bench/report.ts):
-#     bash bench/h100.sh
+#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/fft.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/pointwise-host.ts bench/roofline.ts bench/hgemm.ts bench/auto-schedule.ts bench/report.ts):
+#     bash bench/gpu-run.sh
 # Here (CPU devices, small sizes, the TypeScript run directly):
-#     bash bench/h100.sh --local
+#     bash bench/gpu-run.sh --local
 # CUDA beside OpenCL and PyTorch alone, in about 3 minutes (issue 26: each CUDA row against the OpenCL row of
 # the same run): the elementwise, SGEMM (4096³ and the awkward shapes, shorter tuning), reduction and
 # computation-library steps on --backends=opencl,cuda, then the report:
-#     bash bench/h100.sh --quick              (there; with --local too, here, where CUDA is a one-line skip)
+#     bash bench/gpu-run.sh --quick           (there; with --local too, here, where CUDA is a one-line skip)
 #
 # A whole run takes about 270 s on the H100 (2026-11-24), within one device call. The steps' limits
 # add up to more than a call allows (600 s), so a run that needs them can be split with STEPS (e.g.
@@ -29,7 +32,7 @@ for arg in "$@"; do
   case $arg in
     --local) local_run=true ;;
     --quick) quick=true ;;
-    *) echo "h100.sh: unknown argument '$arg' (--local, --quick)" >&2; exit 2 ;;
+    *) echo "gpu-run.sh: unknown argument '$arg' (--local, --quick)" >&2; exit 2 ;;
   esac
 done
 if $local_run; then out=${OUT:-/tmp/loom-bench}; else out=${OUT:-bench/results/run}; fi
@@ -74,6 +77,8 @@ echo "{\"info\":\"gpu\",\"gpu\":\"${gpu:-none}\",\"cpu\":\"${cpu:-unknown}\",\"c
 
 full=--full
 $local_run && full=
+# the tensor-core configurations measured fastest on the H200 (BENCHMARKS.md, eleventh and twelfth sessions)
+TENSOR_CONFIGS='[{"warpsM":2,"warpsN":2,"regM":4,"regN":4,"tileK":32,"padding":8},{"warpsM":2,"warpsN":4,"regM":4,"regN":2,"tileK":32,"padding":8,"doubleBuffered":true},{"warpsM":2,"warpsN":4,"regM":4,"regN":2,"tileK":32,"padding":4,"wideCopies":true,"asyncCopies":true},{"warpsM":2,"warpsN":2,"regM":4,"regN":4,"tileK":32,"padding":4,"wideCopies":true}]'
 if $quick; then
   # SGEMM at 4096³ alone (the GPU's sizes; here the small ones), the awkward shapes, shorter searches
   sizes=--sizes=4096
@@ -96,6 +101,11 @@ else
   step launch 45 ours launch --json
   step pointwise-host 30 ours pointwise-host --json
   step roofline 90 ours roofline --json --profile-dir="$out/profiles"
+  # the tensor cores (issue 30): the best configurations of each product, and PyTorch's HGEMM and TF32 SGEMM
+  step torch-hgemm 90 python3 bench/torch_hgemm.py --sizes=4096,8192
+  step hgemm 150 ours hgemm --json --backends=cuda --sizes=4096,8192 --modes=hgemm,tf32 --config="$TENSOR_CONFIGS"
+  # auto-scheduling (issue 31): every benchmark kernel, specialised to its sizes, with a spread of the space
+  step auto-schedule 420 ours auto-schedule --json --backends=opencl --budget=30 --measure=10 --fix-sizes --skip-untransformed --spread=10
 fi
 if $local_run; then
   step report 30 node --import tsx bench/report.ts "$lines" --out="$out"
