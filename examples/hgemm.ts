@@ -57,6 +57,9 @@ export interface HgemmConfig {
 /** 128x128 blocks of 8 warps, each 64x32, k by 32. */
 export const HGEMM_DEFAULT: HgemmConfig = { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8 };
 
+/** Double-buffered panels filled 16 bytes at a time by asynchronous copies. */
+const ASYNC_DOUBLE_BUFFERS = { wideCopies: true, doubleBuffered: true, asyncCopies: true } as const;
+
 /**
  * A few configurations around the default, for the benchmark to choose among (measured on the
  * H200: bench/results/hgemm-h200-2026-12-03.jsonl). Double-buffered panels of k by 64 take more
@@ -83,50 +86,10 @@ export const HGEMM_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 8, groupsPerUnit: 4 },
   // the panels copied asynchronously (cp.async of 16 bytes), the next step's landing during this one
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, wideCopies: true, asyncCopies: true },
-  {
-    warpsM: 2,
-    warpsN: 4,
-    regM: 4,
-    regN: 2,
-    tileK: 32,
-    padding: 8,
-    wideCopies: true,
-    doubleBuffered: true,
-    asyncCopies: true,
-  },
-  {
-    warpsM: 2,
-    warpsN: 2,
-    regM: 4,
-    regN: 4,
-    tileK: 32,
-    padding: 8,
-    wideCopies: true,
-    doubleBuffered: true,
-    asyncCopies: true,
-  },
-  {
-    warpsM: 4,
-    warpsN: 2,
-    regM: 2,
-    regN: 4,
-    tileK: 32,
-    padding: 8,
-    wideCopies: true,
-    doubleBuffered: true,
-    asyncCopies: true,
-  },
-  {
-    warpsM: 2,
-    warpsN: 2,
-    regM: 2,
-    regN: 4,
-    tileK: 32,
-    padding: 8,
-    wideCopies: true,
-    doubleBuffered: true,
-    asyncCopies: true,
-  },
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS },
+  { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS },
+  { warpsM: 4, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS },
+  { warpsM: 2, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS },
 ];
 
 /** Configurations for TF32 SGEMM: panels of floats take twice the local memory, lines padded by 4 floats. */
@@ -135,17 +98,7 @@ export const TF32_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4, wideCopies: true },
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4 },
   { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 4, wideCopies: true, doubleBuffered: true },
-  {
-    warpsM: 2,
-    warpsN: 2,
-    regM: 2,
-    regN: 2,
-    tileK: 32,
-    padding: 4,
-    wideCopies: true,
-    doubleBuffered: true,
-    asyncCopies: true,
-  },
+  { warpsM: 2, warpsN: 2, regM: 2, regN: 2, tileK: 32, padding: 4, ...ASYNC_DOUBLE_BUFFERS },
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4, wideCopies: true, asyncCopies: true },
 ];
 

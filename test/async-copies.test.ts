@@ -31,24 +31,7 @@ import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { randomFloat32, testDevices } from './support/devices.ts';
-
-/** y[i] = sum(j, m[i, j]*x[j]): rows over the work-items, x staged in local memory 16 at a time. */
-function matvec(): LoopKernel {
-  let knl = makeKernel('{ [i, j]: 0 <= i < n and 0 <= j < k }', 'y[i] = sum(j, m[i, j]*x[j])', undefined, {
-    name: 'matvec',
-  });
-  knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
-  knl = splitIname(knl, 'j', 16);
-  knl = addPrefetch(knl, 'x', ['j_inner'], { temporaryAddressSpace: 'local' });
-  knl = tagInames(knl, { x_dim_0: 'l.0' });
-  return addDtypes(knl, { m: 'float32', x: 'float32' });
-}
-
-function matvecReference(m: Float32Array, x: Float32Array, n: number, k: number): Float64Array {
-  const y = new Float64Array(n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) y[i] += m[i * k + j] * x[j];
-  return y;
-}
+import { matvecReference, stagedMatvec } from './support/staged-matvec.ts';
 
 /**
  * c = a·b in 8 x 8 tiles of work-items, k in steps of 8, both panels in local memory; b's panel
@@ -80,7 +63,7 @@ function matmul(options: { readonly doubled: boolean }): LoopKernel {
 const cuda = (knl: LoopKernel) => generateCode(knl, cudaTarget()).code;
 
 test('asyncCopies marks the fills of the temporaries it names, and the builder verb is the same transformation', () => {
-  const knl = asyncCopies(matvec(), 'x_fetch');
+  const knl = asyncCopies(stagedMatvec(), 'x_fetch');
   const fills = knl.instructions.filter((i) => i.asyncCopy);
   assert.equal(
     fills.map((i) => i.id),
@@ -154,18 +137,10 @@ test('CUDA issues a run of 4 consecutive floats as one 16-byte copy into an alig
 });
 
 test('what asyncCopies refuses: no local temporary, a computed value, a value from a temporary, a half copied alone', () => {
-  const refused = (f: () => unknown, pattern: RegExp) => {
-    try {
-      f();
-    } catch (e) {
-      assert.instance(e, LoomError);
-      assert.match((e as Error).message, pattern);
-      return;
-    }
-    assert.unreachable(`expected a LoomError matching ${pattern}`);
-  };
-  refused(() => asyncCopies(matvec(), 'x'), /'x' is an argument, not a temporary/);
-  refused(() => asyncCopies(matvec(), 'nothing*'), /no temporary matches 'nothing\*'/);
+  const refused = (f: () => unknown, pattern: RegExp) =>
+    assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message), `expected ${pattern}`);
+  refused(() => asyncCopies(stagedMatvec(), 'x'), /'x' is an argument, not a temporary/);
+  refused(() => asyncCopies(stagedMatvec(), 'nothing*'), /no temporary matches 'nothing\*'/);
   const scaled = makeKernel(
     '{ [l]: 0 <= l < 8 }',
     `
@@ -207,7 +182,7 @@ test('what asyncCopies refuses: no local temporary, a computed value, a value fr
 });
 
 test('targets without asynchronous copies refuse them, naming the instruction', () => {
-  const knl = fixParameters(asyncCopies(matvec(), 'x_fetch'), { n: 32, k: 32 });
+  const knl = fixParameters(asyncCopies(stagedMatvec(), 'x_fetch'), { n: 32, k: 32 });
   for (const target of [openclTarget(), wgslTarget()]) {
     assert.equal(targetFacts(target).asyncCopies, false);
     assert.throws(
@@ -222,7 +197,7 @@ test('targets without asynchronous copies refuse them, naming the instruction', 
 for (const device of testDevices()) {
   if (!targetFacts(device.target).asyncCopies) {
     test(`${device.name}: a kernel with asynchronous copies is refused before it runs`, async () => {
-      const knl = fixParameters(asyncCopies(matvec(), 'x_fetch'), { n: 32, k: 32 });
+      const knl = fixParameters(asyncCopies(stagedMatvec(), 'x_fetch'), { n: 32, k: 32 });
       try {
         await run(knl, device, { m: randomFloat32(32 * 32, 1), x: randomFloat32(32, 2) });
       } catch (e) {
@@ -236,8 +211,8 @@ for (const device of testDevices()) {
   }
 
   test(`${device.name}: a matrix-vector product with x copied asynchronously, plain and double-buffered`, async () => {
-    const plain = asyncCopies(matvec(), 'x_fetch');
-    const doubled = asyncCopies(doubleBuffer(matvec(), 'x_fetch', 'j_outer'), 'x_fetch');
+    const plain = asyncCopies(stagedMatvec(), 'x_fetch');
+    const doubled = asyncCopies(doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer'), 'x_fetch');
     const cases: [string, LoopKernel, number, number][] = [
       ['plain, whole tiles', fixParameters(plain, { n: 32, k: 64 }), 32, 64],
       ['plain, a runtime length', plain, 48, 37],

@@ -27,24 +27,7 @@ import {
 import { kernel } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
 import { randomFloat32, testDevices } from './support/devices.ts';
-
-/** y[i] = sum(j, m[i, j]*x[j]): rows over the work-items, x staged in local memory 16 at a time. */
-function matvec(): LoopKernel {
-  let knl = makeKernel('{ [i, j]: 0 <= i < n and 0 <= j < k }', 'y[i] = sum(j, m[i, j]*x[j])', undefined, {
-    name: 'matvec',
-  });
-  knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
-  knl = splitIname(knl, 'j', 16);
-  knl = addPrefetch(knl, 'x', ['j_inner'], { temporaryAddressSpace: 'local' });
-  knl = tagInames(knl, { x_dim_0: 'l.0' });
-  return addDtypes(knl, { m: 'float32', x: 'float32' });
-}
-
-function matvecReference(m: Float32Array, x: Float32Array, n: number, k: number): Float64Array {
-  const y = new Float64Array(n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) y[i] += m[i * k + j] * x[j];
-  return y;
-}
+import { matvecReference, stagedMatvec } from './support/staged-matvec.ts';
 
 /** c = a·b in 8 x 8 tiles of work-items, k in steps of 4, both panels staged in local memory and double-buffered. */
 function matmul(): LoopKernel {
@@ -72,11 +55,26 @@ const openclCode = (knl: LoopKernel) => generateCode(knl, openclTarget()).code;
 for (const device of testDevices()) {
   test(`${device.name}: a double-buffered fetch computes what the plain one does (whole tiles, a partial last tile, odd and even step counts, a runtime length)`, async () => {
     const cases: [string, LoopKernel, number, number][] = [
-      ['whole tiles, 4 steps', fixParameters(doubleBuffer(matvec(), 'x_fetch', 'j_outer'), { n: 32, k: 64 }), 32, 64],
-      ['whole tiles, 3 steps', fixParameters(doubleBuffer(matvec(), 'x_fetch', 'j_outer'), { n: 32, k: 48 }), 32, 48],
-      ['a partial last tile', fixParameters(doubleBuffer(matvec(), 'x_fetch', 'j_outer'), { n: 32, k: 40 }), 32, 40],
-      ['a runtime length', doubleBuffer(matvec(), 'x_fetch', 'j_outer'), 48, 37],
-      ['a runtime length of one tile', doubleBuffer(matvec(), 'x_fetch', 'j_outer'), 16, 5],
+      [
+        'whole tiles, 4 steps',
+        fixParameters(doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer'), { n: 32, k: 64 }),
+        32,
+        64,
+      ],
+      [
+        'whole tiles, 3 steps',
+        fixParameters(doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer'), { n: 32, k: 48 }),
+        32,
+        48,
+      ],
+      [
+        'a partial last tile',
+        fixParameters(doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer'), { n: 32, k: 40 }),
+        32,
+        40,
+      ],
+      ['a runtime length', doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer'), 48, 37],
+      ['a runtime length of one tile', doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer'), 16, 5],
     ];
     for (const [what, knl, n, k] of cases) {
       const m = randomFloat32(n * k, 5);
@@ -98,7 +96,7 @@ for (const device of testDevices()) {
       [16, 48],
     ]) {
       const knl = fixParameters(
-        doubleBuffer(pipelinePrefetch(matvec(), 'x_fetch_rule', 'j_outer'), 'x_fetch', 'j_outer'),
+        doubleBuffer(pipelinePrefetch(stagedMatvec(), 'x_fetch_rule', 'j_outer'), 'x_fetch', 'j_outer'),
         {
           n,
           k,
@@ -133,7 +131,7 @@ for (const device of testDevices()) {
 }
 
 test("the next step's fill goes before this step's reads, into the other buffer, with one barrier a step", () => {
-  const code = openclCode(fixParameters(doubleBuffer(matvec(), 'x_fetch', 'j_outer'), { n: 32, k: 64 }));
+  const code = openclCode(fixParameters(doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer'), { n: 32, k: 64 }));
   // twice the local memory; the first step filled before the loop, then one barrier
   assert.match(code, '__local float x_fetch[32];');
   const loop = code.indexOf('for (int j_outer_pair');
@@ -149,13 +147,13 @@ test("the next step's fill goes before this step's reads, into the other buffer,
   assert.ok(0 < fillOne && fillOne < readZero && readZero < fillZero && fillZero < readOne, body);
   assert.is((body.match(/barrier\(/g) ?? []).length, 2, body);
   // the plain kernel waits twice a step
-  const plain = openclCode(fixParameters(matvec(), { n: 32, k: 64 }));
+  const plain = openclCode(fixParameters(stagedMatvec(), { n: 32, k: 64 }));
   assert.is((plain.match(/barrier\(/g) ?? []).length, 2);
   assert.match(plain, '__local float x_fetch[16];');
 });
 
 test('the last step fills nothing: the fill of step j + 1 is guarded where a step may be the last', () => {
-  const code = openclCode(fixParameters(doubleBuffer(matvec(), 'x_fetch', 'j_outer'), { n: 32, k: 48 }));
+  const code = openclCode(fixParameters(doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer'), { n: 32, k: 48 }));
   // three steps: the second pair's first step is the last one; its fill of a fourth step is guarded away
   assert.match(
     code,
@@ -164,7 +162,7 @@ test('the last step fills nothing: the fill of step j + 1 is guarded where a ste
 });
 
 test('the kernel it returns is new; the one it was given is unchanged; inames and ids', () => {
-  const plain = matvec();
+  const plain = stagedMatvec();
   const before = plain.toString();
   const doubled = doubleBuffer(plain, 'x_fetch', 'j_outer', { pairIname: 'jp', parityIname: 'jq' });
   assert.is(plain.toString(), before);
@@ -185,11 +183,11 @@ test('the builder verb is the same transformation', () => {
     .tag({ x_dim_0: 'l.0' })
     .doubleBuffer('x_fetch', 'j_outer')
     .dtypes({ m: 'float32', x: 'float32' }).kernel;
-  assert.is(openclCode(built), openclCode(doubleBuffer(matvec(), 'x_fetch', 'j_outer')));
+  assert.is(openclCode(built), openclCode(doubleBuffer(stagedMatvec(), 'x_fetch', 'j_outer')));
 });
 
 test('what it cannot double-buffer is a LoomError saying why', () => {
-  const knl = matvec();
+  const knl = stagedMatvec();
   const fails = (f: () => unknown, message: RegExp) =>
     assert.throws(
       f,

@@ -235,6 +235,10 @@ export function stringifyLinearized(knl: LoopKernel): string {
   );
 }
 
+/** `the cuda target`, or what code generated without one is, for the messages of a refusal. */
+const targetPhrase = (target: Target | undefined) =>
+  target ? `the ${target.name} target` : 'code generated without a target';
+
 /**
  * Asynchronous copies (`{async}` instructions) only where each is a plain copy into local memory
  * and the target can issue them: a LoomError naming the first that cannot be, before any code.
@@ -246,7 +250,7 @@ function checkAsyncCopies(knl: LoopKernel, target: Target | undefined, facts: Ta
     if (problem) throw new LoomError(`instruction '${insn.id}' is an asynchronous copy, but it ${problem}`, insn.span);
     if (!target || !facts?.asyncCopies)
       throw new LoomError(
-        `instruction '${insn.id}' is an asynchronous copy, which ${target ? `the ${target.name} target` : 'code generated without a target'} cannot issue (CUDA can, as cp.async); generate the kernel without asyncCopies here`,
+        `instruction '${insn.id}' is an asynchronous copy, which ${targetPhrase(target)} cannot issue (CUDA can, as cp.async); generate the kernel without asyncCopies here`,
         insn.span,
       );
   }
@@ -267,7 +271,7 @@ function withOccupancyRequest(
   if (!groups) return [...kernels];
   if (!target || !facts?.occupancyHints)
     throw new LoomError(
-      `kernel '${knl.name}' asks for ${groups} work-groups per compute unit (minGroupsPerComputeUnit), which ${target ? `the ${target.name} target` : 'code generated without a target'} cannot ask its compiler for (CUDA can); set it to 0 here`,
+      `kernel '${knl.name}' asks for ${groups} work-groups per compute unit (minGroupsPerComputeUnit), which ${targetPhrase(target)} cannot ask its compiler for (CUDA can); set it to 0 here`,
     );
   return kernels.map((k) => {
     if (!constantLocalSize(k.localSize))

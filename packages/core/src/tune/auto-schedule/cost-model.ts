@@ -112,6 +112,7 @@ export function predictCost(
       groupShape = local.length ? local : [1];
     }
   }
+  const groupItems = groupShape.reduce((a, b) => a * b, 1);
   // the work every work-group repeats (a panel fetched by each group along an axis it does not use) is work done
   const stats = getStatistics(knl, { subgroupSize: WARP, countRedundantWork: true });
   const reuse = localReuse(knl);
@@ -151,15 +152,13 @@ export function predictCost(
       // of each is read first, or written again when another warp fills it later
       partialStores += Math.max(0, warpBytes - n * bytes);
     }
-    globalBytes +=
-      (n / groupShape.reduce((a, b) => a * b, 1)) * groupSectors(groupShape, strides, bytes) * SECTOR * once;
+    globalBytes += (n / groupItems) * groupSectors(groupShape, strides, bytes) * SECTOR * once;
   }
   let barriers = 0;
   for (const [key, count] of stats.sync) if (key.kind === 'barrier_local') barriers += count.evalWithDict(sizes);
   const work = kernelWork(knl, sizes);
   // what is in flight is warps: a work-group narrower than a warp still takes one (4096 work-items
   // in groups of 8 are 512 warps, which hide memory latency as 128 full warps do not)
-  const groupItems = groupShape.reduce((a, b) => a * b, 1);
   const warpsInFlight = workGroups * Math.ceil(groupItems / WARP);
   const fill = Math.min(1, (warpsInFlight * WARP) / parallelism);
   // what each compute unit does itself runs on as many units as there are work-groups, at most
@@ -216,7 +215,8 @@ export function warpShape(group: readonly number[]): number[] {
  * local axis) and the access's stride along each (0: the same element; undefined: unknown, each
  * work-item its own sector). Along the axis of the smallest stride below a sector the work-items
  * share sectors, `ceil(L · stride · bytes / 32)` of them a line; every other axis that moves
- * multiplies the lines, up to one sector per distinct element.
+ * multiplies the lines, up to one sector per distinct element. With `unit`, pieces of that many
+ * bytes instead of sectors (128: the L1 cache's lines).
  */
 export function groupSectors(
   group: readonly number[],
@@ -257,14 +257,13 @@ function unrolledCopies(knl: LoopKernel, iname: string): number {
  */
 export function localReuse(knl: LoopKernel): Map<string, number> {
   const out = new Map<string, number>();
-  const copies = (iname: string) => unrolledCopies(knl, iname);
   for (const access of allAccesses(knl)) {
     if (access.isWrite || knl.temporaries.get(access.array)?.addressSpace !== 'local') continue;
     const used = new Set(access.indices.flatMap((e) => [...freeVariables(e)]));
     let all = 1;
     let distinct = 1;
     for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames])) {
-      const n = copies(iname);
+      const n = unrolledCopies(knl, iname);
       all *= n;
       if (used.has(iname)) distinct *= n;
     }
@@ -347,11 +346,7 @@ export function predictScheduleTime(
 ): CostBreakdown {
   const program = buildProgram(knl, device.target);
   checkProgramLimits(program, device.limits, device.name);
-  const computeUnits = options.computeUnits ?? device.limits.computeUnits;
-  return predictCost(knl, program, profile, sizes, {
-    parallelism: options.parallelism ?? parallelismOf(computeUnits),
-    computeUnits,
-  });
+  return predictCost(knl, program, profile, sizes, deviceShape(device, options));
 }
 
 /** Work-items a device is assumed to run at once when neither the caller nor its compute units say (a mid-size GPU's). */
@@ -364,7 +359,12 @@ export const DEFAULT_PARALLELISM = 16384;
  */
 const WORK_ITEMS_PER_UNIT = 512;
 
-/** The work-items a device with `computeUnits` units needs in flight; DEFAULT_PARALLELISM where the count is unknown. */
-export function parallelismOf(computeUnits: number | undefined): number {
-  return computeUnits ? computeUnits * WORK_ITEMS_PER_UNIT : DEFAULT_PARALLELISM;
+/**
+ * What the model assumes of `device` where the caller does not say: the compute units its limits
+ * report, and the work-items that keep them busy (DEFAULT_PARALLELISM where the count is unknown).
+ */
+export function deviceShape(device: Device, given: Partial<DeviceShape> = {}): DeviceShape {
+  const computeUnits = given.computeUnits ?? device.limits.computeUnits;
+  const parallelism = given.parallelism ?? (computeUnits ? computeUnits * WORK_ITEMS_PER_UNIT : DEFAULT_PARALLELISM);
+  return computeUnits ? { parallelism, computeUnits } : { parallelism };
 }

@@ -11,7 +11,7 @@ import type { LoopKernel } from '../../kernel/model.ts';
 import type { Device } from '../../runtime/device.ts';
 import { checkProgramLimits } from '../../runtime/limits.ts';
 import type { DeviceProfile } from '../../statistics/roofline.ts';
-import { predictCost, type CostBreakdown } from './cost-model.ts';
+import { predictCost, type CostBreakdown, type DeviceShape } from './cost-model.ts';
 import {
   analyzeKernel,
   enumerateCandidates,
@@ -39,9 +39,8 @@ const REFINE_FROM = 4;
 export interface RankingOptions {
   readonly profile: DeviceProfile;
   readonly sizes: Readonly<Record<string, number>>;
-  readonly parallelism: number;
-  /** Compute units of the device (default: what its limits report). */
-  readonly computeUnits?: number;
+  /** What the model assumes of the device: its work-items in flight and compute units. */
+  readonly shape: DeviceShape;
   readonly restrictions: GroupRestrictions;
   readonly seed: number;
   /** Told after each candidate: how many are ranked of how many so far. */
@@ -55,7 +54,7 @@ export interface RankingOptions {
 export function rankCandidates(
   knl: LoopKernel,
   device: Device,
-  { profile, sizes, parallelism, computeUnits, restrictions, seed, report }: RankingOptions,
+  { profile, sizes, shape, restrictions, seed, report }: RankingOptions,
 ): { predicted: PredictedCandidate[]; pruned: { script: string; reason: string }[] } {
   const analysis = analyzeKernel(knl, sizes);
   const predicted: PredictedCandidate[] = [];
@@ -72,10 +71,7 @@ export function rankCandidates(
         const candidate = applySchedule(knl, c.steps);
         const program = buildProgram(candidate, device.target);
         checkProgramLimits(program, device.limits, device.name);
-        const cost = predictCost(candidate, program, profile, sizes, {
-          parallelism,
-          computeUnits: computeUnits ?? device.limits.computeUnits,
-        });
+        const cost = predictCost(candidate, program, profile, sizes, shape);
         const p: PredictedCandidate = { steps: c.steps, script, seconds: cost.seconds, cost };
         predicted.push(p);
         if (c.knobs) knobsOf.set(p, c.knobs);

@@ -23,7 +23,7 @@ import { run } from '../../runtime/run.ts';
 import { measureDeviceProfile, measuredArrays } from '../../statistics/profile.ts';
 import type { DeviceProfile } from '../../statistics/roofline.ts';
 import { autotune, defineTuning, type TuningArguments, type TuningCache } from '../autotune.ts';
-import { parallelismOf } from './cost-model.ts';
+import { deviceShape } from './cost-model.ts';
 import { rankCandidates, type PredictedCandidate } from './rank.ts';
 import type { SpaceRestrictions } from './space.ts';
 import { applySchedule, scheduleScript, type ScheduleStep } from './steps.ts';
@@ -172,8 +172,7 @@ export async function autoSchedule(
   const { predicted, pruned } = rankCandidates(base, device, {
     profile,
     sizes,
-    parallelism: options.parallelism ?? parallelismOf(options.computeUnits ?? device.limits.computeUnits),
-    ...(options.computeUnits ? { computeUnits: options.computeUnits } : {}),
+    shape: deviceShape(device, options),
     restrictions: { ...space, maxGroup, asyncCopies: space.asyncCopies ?? issuesAsyncCopies(device) },
     seed,
     report,
