@@ -163,9 +163,13 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, size?: numbe
  * step's product), a's panel read as float4s too, then the float4 staging loads alone for the
  * 128x128 tile, then the scalar kernels as before. Targets without vector
  * types run the vector kernels lane by lane (scalar kernels with other fetches): for them
- * (`vectorTypes: false`) the vector kernels come last.
+ * (`vectorTypes: false`) the vector kernels come last. Where the device copies asynchronously
+ * (`asyncCopies: true`, CUDA) the float4 kernels whose panels are filled by asynchronous copies
+ * come second, double-buffered first.
  */
-export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = {}): MatmulConfig[] {
+export function matmulSearchSpace(
+  options: { readonly vectorTypes?: boolean; readonly asyncCopies?: boolean } = {},
+): MatmulConfig[] {
   const tiles = [
     { tileM: 128, tileN: 128, regM: 8, regN: 8 },
     { tileM: 128, tileN: 64, regM: 8, regN: 4 },
@@ -181,6 +185,27 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   const layouts = ['strided', 'blocked'] as const;
   // the best scalar kernel on the H100 (OpenCL and WebGPU) first: every backend has it measured at once
   add({ tileM: 128, tileN: 128, regM: 8, regN: 8, tileK: 16, layout: 'strided', prefetch: true, unrollK: false });
+  // where the device copies asynchronously (CUDA), the fastest kernel measured on the H200 comes
+  // next: float4 panels filled by 16-byte cp.async copies, two buffers of k by 16 (38.4 TFLOP/s
+  // against 35.2 for the best through registers; BENCHMARKS.md, thirteenth session), then one buffer
+  if (options.asyncCopies)
+    for (const [tileK, doubleBuffered] of [
+      [16, true],
+      [32, false],
+      [16, false],
+    ] as const)
+      for (const tile of tiles.slice(0, 3))
+        add({
+          ...tile,
+          tileK,
+          layout: 'strided',
+          prefetch: true,
+          unrollK: false,
+          vectorWidth: 4,
+          vectorReads: true,
+          asyncCopies: true,
+          ...(doubleBuffered ? { doubleBuffered } : {}),
+        });
   // then the vector kernels expected fastest on NVIDIA GPUs: the 128x128 tile, strided (no bank
   // conflicts on the float4 reads of b), a read as float4s too, then b only
   for (const aVectorReads of [true, false])
@@ -244,7 +269,16 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   // product, one barrier a step) where both fit 48 KB (tileK 16): 3-8% slower than one buffer on
   // the H200 (BENCHMARKS.md, tenth session), so tried after the rest
   for (const config of configs
-    .filter((c) => c.tileM === 128 && c.tileN === 128 && c.tileK === 16 && c.prefetch && !c.pipelined && !c.unrollK)
+    .filter(
+      (c) =>
+        c.tileM === 128 &&
+        c.tileN === 128 &&
+        c.tileK === 16 &&
+        c.prefetch &&
+        !c.pipelined &&
+        !c.unrollK &&
+        !c.asyncCopies,
+    )
     .slice(0, 3))
     add({ ...config, doubleBuffered: true });
   // a target without vector types (WGSL here) runs the vector kernels lane by lane: they go last

@@ -314,6 +314,23 @@ test('every configuration of the search space builds for OpenCL, the float4 ones
   }
 });
 
+test('where the device copies asynchronously, the search tries float4 panels filled by cp.async second, double-buffered first', () => {
+  const space = matmulSearchSpace({ asyncCopies: true });
+  assert.ok(space[1].asyncCopies && space[1].doubleBuffered && space[1].vectorReads, JSON.stringify(space[1]));
+  const asynchronous = space.filter((c) => c.asyncCopies);
+  assert.is(asynchronous.length, 9);
+  // the rest is the space of a device without them, in its order
+  assert.equal(
+    space.filter((c) => !c.asyncCopies),
+    matmulSearchSpace(),
+  );
+  for (const config of asynchronous) {
+    assert.is(configProblem(config), undefined, JSON.stringify(config));
+    const knl = addDtypes(matmulKernel(config, 1024), { a: 'float32', b: 'float32' });
+    assert.match(generateCode(knl, cudaTarget()).code, 'loom_copy_async_16(', JSON.stringify(config));
+  }
+});
+
 test('DeviceArray.reshape: the same memory with another shape of as many elements, or a LoomError', async () => {
   const device = testDevices()[0];
   const a = await DeviceArray.from(

@@ -3,7 +3,7 @@
  * tuning problem, timed the way the benchmarks time kernels (OpenCL event profiling, batched
  * WebGPU dispatches: lib/timing.ts) rather than by the library's default wall time.
  */
-import { autotune as searchConfigurations, type Trial } from '@loom/core';
+import { autotune as searchConfigurations, targetFacts, type Trial } from '@loom/core';
 import {
   matmulSearchSpace,
   matmulTuning,
@@ -30,6 +30,11 @@ export function describeConfig(c: MatmulConfig): string {
   return `${c.tileM}x${c.tileN}x${c.tileK} r${c.regM}x${c.regN} ${c.layout}${c.unrollK ? ' unr' : ''}${c.vectorWidth === 4 ? (c.vectorReads ? (c.aVectorReads ? ' float4 rw, a4' : ' float4 rw') : ' float4 loads') : ''}${c.pipelined ? ' pipelined' : ''}${c.doubleBuffered ? ' double-buffered' : ''}${c.asyncCopies ? ' async' : ''}${c.prefetch ? '' : ' no-local'} (${along0 * along1} items)`;
 }
 
+/** The search space for `d`: with the asynchronously filled panels early where its target copies asynchronously. */
+export function deviceSearchSpace(d: BenchDevice): MatmulConfig[] {
+  return matmulSearchSpace({ asyncCopies: targetFacts(d.device.target).asyncCopies });
+}
+
 /**
  * The best configuration at order n, or for a shape, among `space` (default: the whole search
  * space); a LoomError when none ran (it lists why).
@@ -39,7 +44,7 @@ export async function autotune(
   n: number | MatmulShape,
   budgetSeconds: number,
   onTrial: (t: Trial<MatmulConfig>) => void = () => {},
-  space: readonly MatmulConfig[] = matmulSearchSpace(),
+  space: readonly MatmulConfig[] = deviceSearchSpace(d),
 ): Promise<TuneResult> {
   const result = await searchConfigurations(matmulTuning(n, space), d.device, {
     budgetSeconds,
