@@ -6,13 +6,22 @@
  * (CUDA) run it; on the others the kernel is refused (a notice). bench/torch_hgemm.py times
  * torch.matmul in half precision and with TF32 (cuBLAS on the tensor cores) for the reference.
  *
- *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,tf32] [--config='{...}']
+ *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,bf16,tf32] [--config='{...}']
  *
  * `--config` measures that one configuration, or a JSON list of them (a profiler's run: bench/ncu/cuda.sh);
- * `--modes` picks the products.
+ * `--modes` picks the products (hgemm, bf16, tf32).
  */
-import { DeviceArray, float16Bits, float16Value, LoomError, prepareLaunch } from '@loom/core';
 import {
+  bfloat16Bits,
+  bfloat16Value,
+  DeviceArray,
+  float16Bits,
+  float16Value,
+  LoomError,
+  prepareLaunch,
+} from '@loom/core';
+import {
+  bf16gemmKernel,
   HGEMM_CONFIGS,
   hgemmEntry,
   hgemmKernel,
@@ -30,21 +39,30 @@ const options = parseOptions();
 const sizes = listFlag(options, 'sizes', options.full ? [1024, 2048, 4096, 8192] : [512]);
 const reporter = new Reporter(options.json);
 
-/** n x n values in [-1, 1) rounded to float16: their bits, and their values for the check. */
-function halfMatrix(n: number, seed: number): { bits: Uint16Array; values: Float32Array } {
+/** n x n values in [-1, 1) rounded to a 16-bit float: their bits, and their values for the check. */
+function narrowMatrix(
+  n: number,
+  seed: number,
+  dtype: 'float16' | 'bfloat16',
+): { bits: Uint16Array; values: Float32Array } {
   const random = pseudoRandom(n * n, seed);
   const bits = new Uint16Array(random.length);
   const values = new Float32Array(random.length);
+  const [toBits, toValue] = dtype === 'float16' ? [float16Bits, float16Value] : [bfloat16Bits, bfloat16Value];
   for (let k = 0; k < random.length; k++) {
-    bits[k] = float16Bits(random[k]);
-    values[k] = float16Value(bits[k]);
+    bits[k] = toBits(random[k]);
+    values[k] = toValue(bits[k]);
   }
   return { bits, values };
 }
 
-/** The two products: float16 factors, and float32 factors rounded to TF32 (2^-11 relative each). */
+/**
+ * The products: float16 factors, bfloat16 factors (their products exact in float32 too), and
+ * float32 factors rounded to TF32 (2^-11 relative each; the factors are the halves' values).
+ */
 const MODES = [
   { name: 'hgemm (tensor cores)', dtype: 'float16', configs: HGEMM_CONFIGS, kernel: hgemmKernel, tolerance: 1e-6 },
+  { name: 'bf16 (tensor cores)', dtype: 'bfloat16', configs: HGEMM_CONFIGS, kernel: bf16gemmKernel, tolerance: 1e-6 },
   { name: 'sgemm tf32 (tensor cores)', dtype: 'float32', configs: TF32_CONFIGS, kernel: tf32Kernel, tolerance: 2e-3 },
 ] as const;
 type Mode = (typeof MODES)[number];
@@ -94,10 +112,10 @@ for (const d of await openDevices(options.backends)) {
     (m) => !chosenModes || chosenModes.some((c) => m.name.startsWith(c === 'tf32' ? 'sgemm tf32' : c)),
   ))
     for (const n of sizes) {
-      const a = halfMatrix(n, 1);
-      const b = halfMatrix(n, 2);
+      const a = narrowMatrix(n, 1, mode.dtype === 'bfloat16' ? 'bfloat16' : 'float16');
+      const b = narrowMatrix(n, 2, mode.dtype === 'bfloat16' ? 'bfloat16' : 'float16');
       // TF32's factors are the float32 values of the same halves (exact in float32)
-      const host = (m: typeof a) => (mode.dtype === 'float16' ? m.bits : m.values);
+      const host = (m: typeof a) => (mode.dtype === 'float32' ? m.values : m.bits);
       const data = {
         a: await DeviceArray.from(d.device, host(a), mode.dtype, [n, n]),
         b: await DeviceArray.from(d.device, host(b), mode.dtype, [n, n]),

@@ -1,6 +1,6 @@
-"""torch.matmul in half precision (cuBLAS HGEMM on the tensor cores, float32 accumulation) and in
-float32 with TF32 allowed, n x n, timed with CUDA events: the references of bench/hgemm.ts. Prints
-one JSON line per case and size.
+"""torch.matmul in half precision and in bfloat16 (cuBLAS on the tensor cores, float32 accumulation)
+and in float32 with TF32 allowed, n x n, timed with CUDA events: the references of bench/hgemm.ts.
+Prints one JSON line per case and size.
 
     python3 bench/torch_hgemm.py [--sizes=1024,4096]
 """
@@ -41,6 +41,14 @@ def main():
             calls.append(("hgemm float out", lambda: torch.mm(a, b, out_dtype=torch.float32)))
         except (TypeError, RuntimeError) as e:
             print(f"(no float32 out: {e})", file=sys.stderr)
+        a16, b16 = a.bfloat16(), b.bfloat16()
+        c16 = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+        calls.append(("bf16 bf16 out", lambda: torch.matmul(a16, b16, out=c16)))
+        try:
+            torch.mm(a16, b16, out_dtype=torch.float32)
+            calls.append(("bf16 float out", lambda: torch.mm(a16, b16, out_dtype=torch.float32)))
+        except (TypeError, RuntimeError) as e:
+            print(f"(no float32 out for bfloat16: {e})", file=sys.stderr)
         a32, b32 = a.float(), b.float()
         c32 = torch.empty(n, n, device="cuda", dtype=torch.float32)
 

@@ -102,15 +102,18 @@ export const TF32_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 4, wideCopies: true, asyncCopies: true },
 ];
 
-/** `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))`, a and b float16, c float32, n x n. */
-export function plainHgemm(): LoopKernel {
+/**
+ * `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))`, a and b float16 (or, `factors`,
+ * bfloat16), c float32, n x n.
+ */
+export function plainHgemm(factors: 'float16' | 'bfloat16' = 'float16'): LoopKernel {
   const knl = makeKernel(
     '{ [i, j, k]: 0 <= i < n and 0 <= j < n and 0 <= k < n }',
     'c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))',
     undefined,
-    { name: 'hgemm' },
+    { name: factors === 'float16' ? 'hgemm' : 'bf16gemm' },
   );
-  return addDtypes(knl, { a: 'float16', b: 'float16', c: 'float32' });
+  return addDtypes(knl, { a: factors, b: factors, c: 'float32' });
 }
 
 /** The block of c a work-group computes: rows and columns. */
@@ -134,6 +137,11 @@ export function plainSgemm(): LoopKernel {
 /** The HGEMM kernel for n x n matrices (n a multiple of the block and of tileK). */
 export function hgemmKernel(n: number, config: HgemmConfig): LoopKernel {
   return tensorMatmul(plainHgemm(), n, config, { kTile: 16, halves: true });
+}
+
+/** HGEMM's kernel with bfloat16 factors (WMMA's 16x16x16 bfloat16 tiles, sm_80 and later), tiled as HGEMM's. */
+export function bf16gemmKernel(n: number, config: HgemmConfig): LoopKernel {
+  return tensorMatmul(plainHgemm('bfloat16'), n, config, { kTile: 16, halves: true });
 }
 
 /**

@@ -144,6 +144,21 @@ test('c: a write to global memory across a parallel iname it is not indexed by w
   assert.equal(collectWarnings(() => generateCode(fine, jsTarget())).warnings.map(String), []);
 });
 
+test('c: a write its predicate leaves to one value of the parallel iname is no race; i == j still races along j', () => {
+  const out = [globalArg('out', { dtype: 'float32', shape: [16] })];
+  const pinned = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = i+j {if=j == 3}', out), { j: 'l.0' });
+  assert.equal(collectWarnings(() => generateCode(pinned, jsTarget())).warnings.map(String), []);
+  const diagonal = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[0] = i+j {if=i == j}', out), {
+    i: 'l.0',
+    j: 'l.1',
+  });
+  const races = collectWarnings(() => generateCode(diagonal, jsTarget())).warnings.filter(
+    (w) => w.category === 'WriteRaceConditionWarning',
+  );
+  assert.is(races.length, 1);
+  assert.match(races[0].message, "'i', 'j'");
+});
+
 test('c: an index computed in a private temporary from the parallel iname is no race', () => {
   // the elementwise kernels' multi-indices: each work-item writes its own element
   const knl = tagInames(

@@ -159,6 +159,34 @@ for (const device of testDevices()) {
     );
   });
 
+  test(`${device.name}: bfloat16 computes in float32 and stores bfloat16; with float16 it meets in float32`, async () => {
+    const x = make('bfloat16', 64, 72, device);
+    const y = make('bfloat16', 64, 73, device);
+    const sum = await add(x.t, y.t);
+    assert.is(sum.dtype, 'bfloat16');
+    assertValues(
+      await read(sum),
+      x.v.map((a, k) => toDType(f32((a as number) + (y.v[k] as number)), 'bfloat16')),
+      'bfloat16 + bfloat16',
+    );
+    const scaled = await mul(x.t, 0.1); // a Python float stays weak: bfloat16 out, float32 math
+    assert.is(scaled.dtype, 'bfloat16');
+    assertValues(
+      await read(scaled),
+      x.v.map((a) => toDType(f32((a as number) * f32(0.1)), 'bfloat16')),
+      'bfloat16 * 0.1',
+    );
+    if (!can('float16')) return;
+    const h = make('float16', 64, 74, device);
+    const mixed = await add(x.t, h.t);
+    assert.is(mixed.dtype, 'float32');
+    assertValues(
+      await read(mixed),
+      x.v.map((a, k) => f32((a as number) + (h.v[k] as number))),
+      'bfloat16 + float16',
+    );
+  });
+
   test(`${device.name}: the promotion methods at work`, async () => {
     const i = tensor([0, 1, 2, 3], undefined, { device, dtype: 'int32' });
     const sin = pointwise({ promotionMethods: [[0, 'INT_TO_FLOAT']] }, (x: number) => Math.sin(x));
@@ -285,6 +313,7 @@ const ALL_PAIRS: TensorDType[] = [
   'int32',
   'int64',
   'float16',
+  'bfloat16',
   'float32',
   'float64',
   'complex64',

@@ -121,6 +121,9 @@ test('hand-written expectations: the cases PyTorch users meet first', () => {
   assert.equal(dtypes([t('bool'), t('int8')]), { computation: 'int8', result: 'int8' });
   assert.equal(dtypes([t('uint8'), s('int')]), { computation: 'uint8', result: 'uint8' }); // weak: no widening
   assert.equal(dtypes([t('float16'), s('float')]), { computation: 'float32', result: 'float16' }); // opmath
+  assert.equal(dtypes([t('bfloat16'), s('float')]), { computation: 'float32', result: 'bfloat16' });
+  assert.equal(dtypes([t('bfloat16'), t('float16')]), { computation: 'float32', result: 'float32' });
+  assert.equal(dtypes([t('bfloat16'), s('complex')]), { computation: 'complex64', result: 'complex64' });
   assert.equal(dtypes([t('float16'), t('float32', 0)]), { computation: 'float32', result: 'float16' }); // 0-d loses
   assert.equal(dtypes([t('int32'), t('float64', 0)]), { computation: 'float64', result: 'float64' }); // 0-d raises the category
   assert.equal(dtypes([t('float64'), t('complex64')]), { computation: 'complex128', result: 'complex128' });

@@ -72,6 +72,15 @@ for (const device of testDevices()) {
   });
 }
 
+for (const device of testDevices())
+  if (supportsDType(device, 'float16'))
+    test(`${device.name}: a float16 scalar argument is the float16 nearest the number passed`, async () => {
+      // CUDA's parameter is the float holding the half (half-storage.ts): the device passes that float
+      const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * s'), { a: 'float16', s: 'float16' });
+      const { out } = await run(knl, device, { a: bits([1, 3, -2]), s: 0.1 });
+      assert.equal(values(out as Uint16Array), [h(h(0.1)), h(3 * h(0.1)), h(-2 * h(0.1))]);
+    });
+
 test('the CPU device holds float16 (it did not before): a float16 scalar argument rounds to float16', async () => {
   const { cpuDevice } = await import('@loom/codegen-js');
   const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + s'), { a: 'float16', s: 'float16' });

@@ -9,6 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  collectWarnings,
   generateCode,
   globalArg,
   LoomError,
@@ -194,6 +195,13 @@ for (const device of testDevices()) {
     }
   });
 }
+
+test('a reduction by subgroups writes its partials and total without a write-race warning', () => {
+  // each subgroup's first lane stores its partial at the subgroup's id; one work-item stores the total
+  const { warnings } = collectWarnings(() => generateCode(reductionKernel('sum', 'float32', 256, 2), cudaTarget()));
+  assert.match(generateCode(reductionKernel('sum', 'float32', 256, 2), cudaTarget()).code, '__shfl_xor_sync');
+  assert.equal(warnings.map(String), []);
+});
 
 test('a subgroup function under a condition on the local ids is refused', () => {
   const guarded = tagInames(

@@ -1,9 +1,9 @@
 /**
  * Plain-JS references for the elementwise tests: PyTorch's semantics written out
  * element by element — broadcasting over row-major host arrays, and conversion of a
- * number into a dtype (integers wrap, float32 and float16 round, bools test != 0).
+ * number into a dtype (integers wrap, float32, float16 and bfloat16 round, bools test != 0).
  */
-import { float16Value, roundToFloat16, type TensorDType } from '@loom/elementwise';
+import { bfloat16Value, float16Value, roundToBfloat16, roundToFloat16, type TensorDType } from '@loom/elementwise';
 
 /** Row-major multi-indices of `shape`, in order. */
 export function* indices(shape: readonly number[]): Generator<number[]> {
@@ -81,6 +81,8 @@ export function toDType(x: number | boolean, dtype: TensorDType): number {
       return Math.trunc(v);
     case 'float16':
       return roundToFloat16(v);
+    case 'bfloat16':
+      return roundToBfloat16(v);
     case 'float32':
     case 'complex64':
       return Math.fround(v);
@@ -89,10 +91,10 @@ export function toDType(x: number | boolean, dtype: TensorDType): number {
   }
 }
 
-/** Host arrays as plain numbers (bigints converted; float16 bits decoded). */
+/** Host arrays as plain numbers (bigints converted; float16 and bfloat16 bits decoded). */
 export function numbers(a: ArrayLike<number | bigint>, dtype?: TensorDType): number[] {
   return Array.from(a as ArrayLike<number | bigint>, (x) =>
-    dtype === 'float16' ? float16Value(Number(x)) : Number(x),
+    dtype === 'float16' ? float16Value(Number(x)) : dtype === 'bfloat16' ? bfloat16Value(Number(x)) : Number(x),
   );
 }
 
@@ -122,6 +124,8 @@ export function sample(dtype: TensorDType, n: number, seed = 7): number[] {
         return Math.floor(u * 100) - 50;
       case 'float16':
         return roundToFloat16(u * 4 - 2);
+      case 'bfloat16':
+        return roundToBfloat16(u * 4 - 2);
       case 'float32':
       case 'complex64':
         return Math.fround(u * 4 - 2);

@@ -3,7 +3,7 @@
  * (`unsigned int`, `signed char`), `int64_t`/`uint64_t` from `<stdint.h>` (`long` is 32 bits
  * on some ABIs), float16 as its bits (`uint16_t`, half-storage.ts).
  */
-import { InternalError, roundToFloat16, type DType } from '@loom/core';
+import { InternalError, isNarrowFloat, roundToBfloat16, roundToFloat16, type DType } from '@loom/core';
 
 /** The C type of dtype `t`. */
 export function cType(t: DType): string {
@@ -28,6 +28,8 @@ export function cType(t: DType): string {
       return 'uint64_t';
     case 'float16':
       return 'uint16_t'; // the half's bits: C99 has no half type (half-storage.ts)
+    case 'bfloat16':
+      return 'uint16_t'; // its bits, likewise (bfloat16-storage.ts)
     case 'float32':
       return 'float';
     case 'float64':
@@ -49,6 +51,8 @@ export function cType(t: DType): string {
  * floats (the printer asks for those).
  */
 export function cLiteral(value: number, t: DType): string {
+  // a bfloat16 is computed in float, and spelled as the float of its value
+  if (t === 'bfloat16') return cLiteral(roundToBfloat16(value), 'float32');
   if (t === 'float32' || t === 'float64' || t === 'float16') {
     const v = t === 'float16' ? roundToFloat16(value) : t === 'float32' ? Math.fround(value) : value;
     const double = t === 'float64';
@@ -102,7 +106,7 @@ export function cFloatToInteger(from: DType, to: DType): { name: string; definit
   const range = INTEGER_RANGE[to];
   if (!range) throw new InternalError(`no integer range for ${to}`);
   const name = `loom_convert_${from}_to_${to}`;
-  const [ct, ft] = [cType(to), cType(from === 'float16' ? 'float32' : from)];
+  const [ct, ft] = [cType(to), cType(isNarrowFloat(from) ? 'float32' : from)];
   const bound = (v: number) => cLiteral(v, from === 'float64' ? 'float64' : 'float32');
   const definition = [
     `static inline ${ct} ${name}(${ft} x)`,

@@ -13,6 +13,7 @@ import {
   LoomError,
   LruCache,
   optionKeys,
+  roundToBfloat16,
   roundToFloat16,
   type Device,
   type DeviceBuffer,
@@ -221,7 +222,7 @@ class NativeDevice implements CDevice {
   }
 }
 
-/** A value argument's bytes, as the kernel's C parameter holds it (a float16 as the float of its value). */
+/** A value argument's bytes, as the kernel's C parameter holds it (a float16 or bfloat16 as the float of its value). */
 function writeScalar(view: DataView, at: number, dtype: DType, value: number | bigint): void {
   switch (dtype) {
     case 'bool':
@@ -243,6 +244,8 @@ function writeScalar(view: DataView, at: number, dtype: DType, value: number | b
       return view.setBigUint64(at, BigInt(value), true);
     case 'float16':
       return view.setFloat32(at, roundToFloat16(Number(value)), true);
+    case 'bfloat16':
+      return view.setFloat32(at, roundToBfloat16(Number(value)), true);
     case 'float32':
       return view.setFloat32(at, Number(value), true);
     case 'float64':

@@ -12,6 +12,7 @@ import { InternalError } from '@loom/core';
 import type { CDialect, VectorSpelling } from '@loom/codegen-cfamily';
 import { cAtomic, cAtomicLoad, cAtomicStore } from './atomics.ts';
 import { cFloatToInteger, cLiteral, cType } from './c-types.ts';
+import { cBfloat16Storage } from './bfloat16-storage.ts';
 import { cHalfStorage } from './half-storage.ts';
 import { cMathFunction } from './math.ts';
 import { GROUP_IDS, isReservedInC } from './names.ts';
@@ -79,6 +80,7 @@ export const cDialect: CDialect = {
   // a group's local memory is the group function's own arrays: each call (each group) has its own
   localQualifier: '',
   halfStorage: cHalfStorage,
+  bfloat16Storage: cBfloat16Storage,
   vectors: cVectors,
   atomic: cAtomic,
   atomicStore: cAtomicStore,

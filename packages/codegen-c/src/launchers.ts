@@ -10,7 +10,7 @@
  * independent, as on a GPU, and within a group the work-items are already loops
  * (serialize-work-items.ts in core).
  */
-import type { KernelFunction } from '@loom/core';
+import { isNarrowFloat, type KernelFunction } from '@loom/core';
 import { cType } from './c-types.ts';
 
 /** The suffix of the launcher's symbol: `K__launch` launches kernel `K`. */
@@ -26,8 +26,8 @@ export function printLauncher(k: KernelFunction, entry: string): string {
     // a struct array is a pointer to its struct (the typedef the program declares)
     if (p.struct) return `(${p.struct.name} *) args[${i}]`;
     if (p.kind !== 'value') return `(${cType(p.dtype)} *) args[${i}]`;
-    // a float16 value travels as the float that holds it (half storage), as the OpenCL device passes it
-    return `*(const ${cType(p.dtype === 'float16' ? 'float32' : p.dtype)} *) args[${i}]`;
+    // a float16 or bfloat16 value travels as the float that holds it (computed in float), as the OpenCL device passes it
+    return `*(const ${cType(isNarrowFloat(p.dtype) ? 'float32' : p.dtype)} *) args[${i}]`;
   });
   const call = `${entry}(${[...args, 'group'].join(', ')});`;
   return [

@@ -22,7 +22,7 @@ const LIBRARY = (
   'abs labs llabs fabs fabsf isnan isinf isfinite isnormal signbit isunordered isgreater isless fpclassify ' +
   'fmin fmax fminf fmaxf fdim ldexp frexp modf nan nanf rint lrint llrint nearbyint remainder remquo scalbn ilogb logb ' +
   'nextafter lgamma tgamma exp10 memcpy memset memmove malloc free printf assert errno ' +
-  'loom_half_to_float loom_half_bits loom_to_half loom_to_half_f64 loom_rsqrt loom_rsqrtf gid'
+  'loom_half_to_float loom_half_bits loom_to_half loom_to_half_f64 loom_bfloat16_to_float loom_bfloat16_bits loom_bfloat16_round_bits loom_rsqrt loom_rsqrtf gid'
 ).split(' ');
 
 /** The launcher's own names (launchers.ts): a kernel called `group` would be hidden by its array of group ids. */
@@ -42,7 +42,7 @@ const PATTERNS = [
   // OpenMP's functions
   /^omp_[a-z_]*[a-z]$/,
   // this target's helper functions: loom_div_int32, loom_atomic_add_float32, loom_group_ids_int32
-  /^loom_[a-z_0-9]*(bool|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|float32|float64)$/,
+  /^loom_[a-z_0-9]*(bool|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|bfloat16|float32|float64)(_f64)?$/,
 ];
 
 const RESERVED = new Set([...KEYWORDS, ...LIBRARY, ...LAUNCHER, ...C_MATH_NAMES]);

@@ -7,6 +7,7 @@
  * atomics.ts, the saturating conversions of c-types.ts).
  */
 import type { ProgramFacts } from '@loom/codegen-cfamily';
+import { BFLOAT16_PRELUDE } from './bfloat16-storage.ts';
 import { GROUP_IDS } from './names.ts';
 
 /**
@@ -64,6 +65,11 @@ static inline uint16_t loom_half_bits(double x)
 }`;
 
 /** The lines before the helper functions (`CDialect.prelude`). */
-export function cPrelude({ float16, prints }: ProgramFacts): string[] {
-  return [...(prints ? ['#include <stdio.h>'] : []), ...ALWAYS, ...(float16 ? ['', ...HALF.split('\n')] : [])];
+export function cPrelude({ float16, bfloat16, prints }: ProgramFacts): string[] {
+  return [
+    ...(prints ? ['#include <stdio.h>'] : []),
+    ...ALWAYS,
+    ...(float16 ? ['', ...HALF.split('\n')] : []),
+    ...(bfloat16 ? ['', ...BFLOAT16_PRELUDE.split('\n')] : []),
+  ];
 }

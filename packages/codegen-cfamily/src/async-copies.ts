@@ -68,10 +68,10 @@ export function printAsyncCopy(s: Extract<Stmt, { kind: 'assign' }>, printer: CE
   if (target.kind !== 'subscript' || value.kind !== 'subscript')
     throw refuse('it is not a copy of one element into another');
   if (printer.typeOfExpr(value) !== dtype) throw refuse(`it converts ${printer.typeOfExpr(value)} to ${dtype}`);
-  // without half arithmetic a float16 temporary holds floats: the copy would convert
-  const halves = printer.halfBuffers.has(target.array) && printer.halfBuffers.has(value.array);
-  if (printer.halfStorage && dtype === 'float16' && !halves)
-    throw refuse(`'${target.array}' holds float16 values as floats, so the copy converts each`);
+  // a 16-bit float computed in float is a float in a temporary: the copy would convert
+  const stored = printer.narrowFloatBuffers.has(target.array) && printer.narrowFloatBuffers.has(value.array);
+  if (printer.inFloat(dtype) && !stored)
+    throw refuse(`'${target.array}' holds ${dtype} values as floats, so the copy converts each`);
   const packed = (name: string) => printer.vectorWidths.get(name)?.packed === true;
   if (packed(target.array) || packed(value.array)) throw refuse('it copies between packed vectors (float3)');
   const bytes = byteSize(dtype);

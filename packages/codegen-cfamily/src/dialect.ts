@@ -132,9 +132,14 @@ export interface CDialect {
   /** What precedes the declaration of a local (work-group) array, with its trailing space: `__local `, `__shared__ `. */
   readonly localQualifier: string;
 
-  // --- half precision ---
+  // --- 16-bit floats ---
   /** How float16 is stored but computed in float (OpenCL without cl_khr_fp16; CUDA's `__half`). */
   readonly halfStorage: HalfStorageSpelling;
+  /**
+   * How bfloat16 is stored but computed in float: always, as no C-family language computes in
+   * bfloat16 (its bits are a float's upper half: OpenCL and C shift them, CUDA has `__nv_bfloat16`).
+   */
+  readonly bfloat16Storage: HalfStorageSpelling;
 
   // --- vectors ---
   /** How arrays with a `vec` axis and vector statements are spelled. */
@@ -214,23 +219,28 @@ export interface ProgramFacts {
   readonly extensions: readonly string[];
   /** Some float16 value is printed: a half buffer, a float16 name, or a value rounded to float16. */
   readonly float16: boolean;
+  /** Some bfloat16 value is printed, likewise. */
+  readonly bfloat16: boolean;
   /** Some line is printed with `printf` (a `trace` statement). */
   readonly prints: boolean;
   /** Some matrix instruction (a tensor tile) is printed. */
   readonly matrix: boolean;
 }
 
-/** float16 stored as half and computed in float: how a half is read, written and rounded. */
+/**
+ * A 16-bit float (float16, bfloat16) stored as such and computed in float: how an element is
+ * read, written and rounded.
+ */
 export interface HalfStorageSpelling {
-  /** The float value of `array[index]`, a half buffer. */
+  /** The float value of `array[index]`, a buffer of the 16-bit float. */
   load(array: string, index: string): string;
-  /** The statement storing the float `value` (a float16 already) as the half `array[index]`. */
+  /** The statement storing the float `value` (of the 16-bit float's values already) into `array[index]`. */
   store(array: string, index: string, value: string): string;
-  /** The helper rounding a float (or, `fromDouble`, a double) to float16, as a float: its name and definition. */
+  /** The helper rounding a float (or, `fromDouble`, a double) to the 16-bit float, as a float: its name and definition. */
   round(fromDouble: boolean): { readonly name: string; readonly definition: string };
   /**
-   * The statement copying the half `from[fromIndex]` into the half `to[toIndex]` as it is, where
-   * the language can move a half without converting it (CUDA's `__half`); absent: through a float.
+   * The statement copying `from[fromIndex]` into `to[toIndex]` as it is, where the language can
+   * move the 16-bit float without converting it (CUDA's `__half`); absent: through a float.
    */
   copy?(to: string, toIndex: string, from: string, fromIndex: string): string;
 }

@@ -23,7 +23,9 @@ import {
   isFloat,
   isInteger,
   roundToFloat16,
+  roundToBfloat16,
   type DType,
+  type NarrowFloat,
   type Expr,
   type NameTypes,
   type UserFunction,
@@ -96,11 +98,15 @@ export class CExpressionPrinter {
   /** Which user function each C name called belongs to: shared by the printers of a program's kernels (C has no overloads). */
   functionOwners = new Map<string, string>();
   /**
-   * float16 stored as half but computed in float (a device without cl_khr_fp16, half-storage.ts),
-   * and the half buffers of the kernel being printed (read with vload_half).
+   * float16 stored as half but computed in float (a device without cl_khr_fp16, half-storage.ts).
+   * bfloat16 always is (`inFloat`).
    */
   halfStorage = false;
-  halfBuffers: ReadonlySet<string> = new Set();
+  /**
+   * The buffers of a 16-bit float computed in float (`inFloat`) of the kernel being printed, read
+   * and written through its storage spelling (`vload_half`; a bfloat16's bits shifted).
+   */
+  narrowFloatBuffers: ReadonlySet<string> = new Set();
   /** The kernel's image parameters (`KernelParam.image`): read at their coordinates through `dialect.images`. */
   images: ReadonlySet<string> = new Set();
   /** The struct arrays (ast.ts `KernelParam.struct`), by name: their struct's size in bytes. */
@@ -196,8 +202,8 @@ export class CExpressionPrinter {
     if (e.kind === 'int' || e.kind === 'float') {
       // a literal is spelled in the type it takes: float64 only when it really is double
       if ((want ?? t) === 'float64') this.usesDouble = true;
-      if (this.halfStorage && (want ?? t) === 'float16')
-        return literal(this.dialect.literal(roundToFloat16(e.value), 'float32'));
+      const spelled = want ?? t;
+      if (this.inFloat(spelled)) return literal(this.dialect.literal(roundedTo(spelled, e.value), 'float32'));
       return literal(this.dialect.literal(e.value, want ?? t));
     }
     if (t === 'float64' || want === 'float64') this.usesDouble = true;
@@ -226,8 +232,8 @@ export class CExpressionPrinter {
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
         const atomic = this.atomicRead(e, t);
         if (atomic) return atomic;
-        if (this.halfStorage && this.halfBuffers.has(e.array))
-          return applied(this.dialect.halfStorage.load(e.array, this.print(e.indices[0], 'int32')));
+        if (this.narrowFloatBuffers.has(e.array) && this.inFloat(t))
+          return applied(this.storageOf(t).load(e.array, this.print(e.indices[0], 'int32')));
         const vector = this.vectorWidths.get(e.array);
         const whole = this.wholeVector(e);
         if (whole)
@@ -361,13 +367,13 @@ export class CExpressionPrinter {
   };
 
   private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {
-    if (this.halfStorage && t === 'float16') {
-      // computed in float, rounded to float16 (`//`: the quotient rounded, then floored)
+    if (this.inFloat(t)) {
+      // computed in float, rounded to the 16-bit float (`//`: the quotient rounded, then floored)
       if (e.op === '//')
         return call(this.math('floor', 'float32'), [
-          this.toHalf(this.binary({ ...e, op: '/' }, 'float32'), 'float32').text,
+          this.toNarrow(this.binary({ ...e, op: '/' }, 'float32'), 'float32', t).text,
         ]);
-      return this.toHalf(this.binary(e, 'float32'), 'float32');
+      return this.toNarrow(this.binary(e, 'float32'), 'float32', t);
     }
     const l = this.expr(e.left, t);
     const r = this.expr(e.right, t);
@@ -437,8 +443,8 @@ export class CExpressionPrinter {
       return applied(printSubgroupCall(e.fn, args, t, this.dialect, this));
     }
     if (e.dtype !== undefined) return printUserCall(this, e);
-    // float16 without half arithmetic: computed in float, rounded to float16
-    if (this.halfStorage && t === 'float16') return this.toHalf(this.call(e, 'float32'), 'float32');
+    // a 16-bit float without arithmetic of its own: computed in float, rounded
+    if (this.inFloat(t)) return this.toNarrow(this.call(e, 'float32'), 'float32', t);
     const float = isFloat(t);
     if (float && (e.fn === 'min' || e.fn === 'max')) {
       // NaN-propagating, unlike C's fmin/fmax
@@ -498,10 +504,26 @@ export class CExpressionPrinter {
     );
   }
 
-  /** `p` (of dtype `from`) rounded to float16, as a float (half-storage.ts). */
-  private toHalf(p: Printed, from: DType): Printed {
+  /**
+   * Whether values of `t` are floats here, rounded to `t` after every operation: bfloat16, and
+   * float16 without half arithmetic (`halfStorage`).
+   */
+  inFloat(t: DType): t is NarrowFloat {
+    return t === 'bfloat16' || (t === 'float16' && this.halfStorage);
+  }
+
+  /** How the 16-bit float `t` is stored, read and rounded. */
+  storageOf(t: NarrowFloat) {
+    return t === 'bfloat16' ? this.dialect.bfloat16Storage : this.dialect.halfStorage;
+  }
+
+  /**
+   * `p` (of dtype `from`) rounded to the 16-bit float `to`, as a float (half-storage.ts). An
+   * integer becomes a float first (PyTorch's rule: for bfloat16 that may round twice).
+   */
+  private toNarrow(p: Printed, from: DType, to: NarrowFloat): Printed {
     const fromDouble = from === 'float64';
-    const { name, definition } = this.dialect.halfStorage.round(fromDouble);
+    const { name, definition } = this.storageOf(to).round(fromDouble);
     if (!this.helpers.has(name)) this.helpers.set(name, definition);
     if (fromDouble) this.usesDouble = true;
     const value = isFloat(from) ? p.text : `(float) ${paren(p, PRECEDENCE.unary)}`;
@@ -535,7 +557,7 @@ export class CExpressionPrinter {
 
   /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */
   private helper(kind: HelperKind, t: DType): string {
-    if (this.halfStorage && t === 'float16') t = 'float32'; // computed in float (`HalfStorageSpelling`)
+    if (this.inFloat(t)) t = 'float32'; // computed in float (`HalfStorageSpelling`)
     const name = helperName(kind, t);
     if (!this.helpers.has(name)) this.helpers.set(name, helperDefinition(kind, t, this.dialect));
     return name;
@@ -561,9 +583,9 @@ export class CExpressionPrinter {
    * anything to bool tests `!= 0` (a cast to uchar would make 0.5 false and 256 zero).
    */
   private converted(p: Printed, from: DType, to: DType): Printed {
-    if (this.halfStorage && to === 'float16') return this.toHalf(p, from);
-    // a float16 value is a float here
-    if (this.halfStorage && from === 'float16') return to === 'float32' ? p : this.converted(p, 'float32', to);
+    if (this.inFloat(to)) return this.toNarrow(p, from, to);
+    // a 16-bit float's value is a float here
+    if (this.inFloat(from)) return to === 'float32' ? p : this.converted(p, 'float32', to);
     if (isFloat(from) && isInteger(to)) {
       const { name, definition } = this.dialect.floatToInteger(from, to);
       if (!this.helpers.has(name)) this.helpers.set(name, definition);
@@ -631,3 +653,7 @@ function isBoolish(t: DType): boolean {
 function applied(text: string): Printed {
   return { text, precedence: PRECEDENCE.postfix };
 }
+
+/** `value` rounded to the 16-bit float `t`, once, from its exact value. */
+const roundedTo = (t: NarrowFloat, value: number) =>
+  t === 'bfloat16' ? roundToBfloat16(value) : roundToFloat16(value);

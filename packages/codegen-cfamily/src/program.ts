@@ -18,10 +18,11 @@ import {
   type FunctionParam,
   type KernelFunction,
   type KernelParam,
+  type NarrowFloat,
   type ProgramAst,
   indexFacts,
 } from '@loom/core';
-import type { CDialect, LocalArraySpelling } from './dialect.ts';
+import type { CDialect, HalfStorageSpelling, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
 import { printStatements } from './statements.ts';
 import { asyncCopyTargets } from './async-copies.ts';
@@ -80,8 +81,8 @@ function printProgram(
     printer.functions = program.functions ?? new Map();
     printer.fusedMultiplyAdd = !!program.fusedMultiplyAdd;
     printer.halfStorage = halfStorage;
-    printer.halfBuffers = new Set(
-      halfStorage ? k.params.filter((p) => p.kind !== 'value' && p.dtype === 'float16').map((p) => p.name) : [],
+    printer.narrowFloatBuffers = new Set(
+      k.params.filter((p) => p.kind !== 'value' && printer.inFloat(p.dtype as DType)).map((p) => p.name),
     );
     printer.kernelNames = new Set([...k.types.keys(), k.name]);
     // a device allocation starts aligned; a device function's array parameters may point anywhere
@@ -116,18 +117,21 @@ function printProgram(
     gather(printer, k);
     return text;
   });
-  const rounding = [false, true].map((fromDouble) => dialect.halfStorage.round(fromDouble).name);
-  const float16 =
-    rounding.some((name) => helpers.has(name)) ||
+  // a 16-bit float is printed where a value is rounded to it, or a name or parameter has its dtype
+  const printsType = (t: NarrowFloat, storage: HalfStorageSpelling) =>
+    [false, true].some((fromDouble) => helpers.has(storage.round(fromDouble).name)) ||
     [...program.kernels, ...(program.deviceFunctions ?? [])].some(
-      (k) => [...k.types.values()].includes('float16') || k.params.some((p) => p.dtype === 'float16'),
+      (k) => [...k.types.values()].includes(t) || k.params.some((p) => p.dtype === t),
     );
+  const float16 = printsType('float16', dialect.halfStorage);
+  const bfloat16 = printsType('bfloat16', dialect.bfloat16Storage);
   const facts = {
     usesDouble,
     contractible,
     fusedMultiplyAdd: !!program.fusedMultiplyAdd,
     extensions: [...extensions].sort(),
     float16,
+    bfloat16,
     prints,
     matrix,
   };
@@ -177,10 +181,10 @@ function printParameters(list: readonly FunctionParam[], printer: CExpressionPri
   return list.map((p) => {
     // a private array of the caller's, by pointer (in its address space where the language has them)
     if (p.kind === 'private')
-      return `${dialect.addressSpace('private')}${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)}${p.written ? '' : ' const'} *${p.name}`;
-    // without half arithmetic a float16 value travels as a float (`HalfStorageSpelling`)
+      return `${dialect.addressSpace('private')}${dialect.type(printer.inFloat(p.dtype as DType) ? 'float32' : p.dtype)}${p.written ? '' : ' const'} *${p.name}`;
+    // a 16-bit float computed in float travels as a float (`HalfStorageSpelling`)
     if (p.kind === 'value')
-      return `${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)} const ${p.name}`;
+      return `${dialect.type(printer.inFloat(p.dtype as DType) ? 'float32' : p.dtype)} const ${p.name}`;
     if (p.image) {
       if (!dialect.images) throw new InternalError(`'${p.name}' is an image, which ${dialect.language} cannot declare`);
       return dialect.images.parameter(p);
@@ -203,7 +207,7 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: st
   const carved: LocalArraySpelling[] = [];
   for (const l of k.localArguments ?? []) {
     printer.addressSpaces.set(l.name, 'local');
-    const element: DType = printer.halfStorage && l.dtype === 'float16' ? 'float32' : l.dtype;
+    const element: DType = printer.inFloat(l.dtype) ? 'float32' : l.dtype;
     if (dialect.localArrayParameter) params.push(dialect.localArrayParameter(l.name, dialect.type(element)));
     else if (dialect.localArrayPrologue) {
       const bytes = printer.print(

@@ -99,23 +99,24 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       if (issued) return [`${pad}${issued}`];
       const target = s.target;
       const source = s.value;
-      if (
-        target.kind === 'subscript' &&
-        source.kind === 'subscript' &&
-        dialect.halfStorage.copy &&
-        printer.halfBuffers.has(target.array) &&
-        printer.halfBuffers.has(source.array)
-      ) {
-        // a half copied from a half buffer into another (a tile staged in local memory) moves as it is
+      const narrow =
+        target.kind === 'subscript' && printer.narrowFloatBuffers.has(target.array)
+          ? printer.typeOfExpr(target)
+          : undefined;
+      if (target.kind === 'subscript' && narrow !== undefined && printer.inFloat(narrow)) {
+        const storage = printer.storageOf(narrow);
         const to = printer.print(target.indices[0], 'int32');
-        return [
-          `${pad}${dialect.halfStorage.copy(target.array, to, source.array, printer.print(source.indices[0], 'int32'))}`,
-        ];
-      }
-      if (target.kind === 'subscript' && printer.halfBuffers.has(target.array)) {
-        // a half buffer without half arithmetic: the float value (a float16 already) stored as half
-        const value = printer.print(s.value, 'float16');
-        return [`${pad}${dialect.halfStorage.store(target.array, printer.print(target.indices[0], 'int32'), value)}`];
+        if (
+          storage.copy &&
+          source.kind === 'subscript' &&
+          printer.narrowFloatBuffers.has(source.array) &&
+          printer.typeOfExpr(source) === narrow
+        ) {
+          // copied from one buffer of the 16-bit float into another (a tile staged in local memory): moved as it is
+          return [`${pad}${storage.copy(target.array, to, source.array, printer.print(source.indices[0], 'int32'))}`];
+        }
+        // the float value (of the 16-bit float's values already) stored as the 16-bit float
+        return [`${pad}${storage.store(target.array, to, printer.print(s.value, narrow))}`];
       }
       if (s.vector) return [`${pad}${printVectorAssign(s, printer)}`];
       return [`${pad}${printer.place(target)} = ${printer.print(s.value, s.dtype)};`];
@@ -141,11 +142,12 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
           : typeof s.length === 'number'
             ? `[${s.length / lanes}]`
             : `[${printer.print(s.length, 'int32')}]`;
-      // without half arithmetic a float16 temporary is a float (`HalfStorageSpelling`), but for a
-      // tile that matrix instructions load, which holds halves as the instructions read them
-      const halfTile = printer.halfStorage && s.dtype === 'float16' && s.matrixOperand === true;
-      if (halfTile) printer.halfBuffers = new Set([...printer.halfBuffers, s.name]);
-      const element: DType = printer.halfStorage && s.dtype === 'float16' && !halfTile ? 'float32' : (s.dtype as DType);
+      // a temporary of a 16-bit float computed in float is a float (`HalfStorageSpelling`), but for
+      // a tile that matrix instructions load, which holds the 16-bit floats as the instructions read them
+      const inFloat = printer.inFloat(s.dtype as DType);
+      const narrowTile = inFloat && s.matrixOperand === true;
+      if (narrowTile) printer.narrowFloatBuffers = new Set([...printer.narrowFloatBuffers, s.name]);
+      const element: DType = inFloat && !narrowTile ? 'float32' : (s.dtype as DType);
       const t = dialect.type(element);
       if (s.initializer) {
         // a constant table: initialized where it is declared, never written

@@ -46,9 +46,9 @@ function elementType(
   s: StructDType,
 ): string {
   if (typeof element === 'object') return element.name;
-  if (element === 'float16' && halfStorage)
+  if ((element === 'float16' && halfStorage) || element === 'bfloat16')
     throw new LoomError(
-      `struct '${s.name}' has a float16 field, which ${dialect.language} here only loads and stores through conversions (no half type)`,
+      `struct '${s.name}' has a ${element} field, which ${dialect.language} here only loads and stores through conversions (no ${element} arithmetic)`,
     );
   return dialect.type(element);
 }

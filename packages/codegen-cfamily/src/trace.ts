@@ -2,7 +2,7 @@
  * `trace` statements in the C-family languages: one `printf` a line (OpenCL, CUDA and C all
  * have it), each value converted to what its conversion prints.
  */
-import { isFloat, type DType, type Expr } from '@loom/core';
+import { isFloat, isNarrowFloat, type DType, type Expr } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 import { PRECEDENCE, paren } from './precedence.ts';
 
@@ -28,7 +28,7 @@ export function printTraceLine(
   const printed = values.map(({ value, dtype }) => {
     const text = printer.expr(value, dtype);
     if (isFloat(dtype))
-      return { spec: '%g', arg: dtype === 'float16' ? `(float) ${paren(text, PRECEDENCE.unary)}` : text.text };
+      return { spec: '%g', arg: isNarrowFloat(dtype) ? `(float) ${paren(text, PRECEDENCE.unary)}` : text.text };
     const [spec, type] = TRACE_INTEGERS[dtype] ?? ['%d', 'int'];
     return { spec, arg: `(${type}) ${paren(text, PRECEDENCE.unary)}` };
   });

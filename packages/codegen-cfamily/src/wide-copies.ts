@@ -9,7 +9,7 @@
  * aligned address. Asynchronous copies (async-copies.ts) merge the same way, into one 16-byte
  * asynchronous copy, never with plain ones.
  */
-import { byteSize, expr as E, type DType, type Expr, type Stmt } from '@loom/core';
+import { byteSize, expr as E, isNarrowFloat, type DType, type Expr, type Stmt } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 import { printWideAsyncCopy } from './async-copies.ts';
 
@@ -30,9 +30,9 @@ function plainCopy(s: Stmt, printer: CExpressionPrinter) {
   if (vectors(target.array)?.packed || vectors(value.array)?.packed) return undefined;
   if (printer.atomicVariables.has(target.array) || printer.atomicVariables.has(value.array)) return undefined;
   if (printer.typeOfExpr(value) !== dtype) return undefined;
-  // a half buffer holds halves; a float16 array without half storage holds floats
-  const halves = printer.halfBuffers.has(target.array);
-  if (dtype === 'float16' && (!halves || !printer.halfBuffers.has(value.array))) return undefined;
+  // a buffer of a 16-bit float holds its bits; a temporary of one computed in float holds floats
+  const stored = (name: string) => printer.narrowFloatBuffers.has(name);
+  if (isNarrowFloat(dtype) && (!stored(target.array) || !stored(value.array))) return undefined;
   return { to: target.array, toIndex: target.indices[0], from: value.array, fromIndex: value.indices[0], dtype, async };
 }
 

@@ -1,7 +1,7 @@
 /** CUDA C spellings of dtypes, literals and float-to-integer conversions. */
-import { InternalError, roundToFloat16, type DType } from '@loom/core';
+import { InternalError, isNarrowFloat, roundToBfloat16, roundToFloat16, type DType } from '@loom/core';
 
-/** The CUDA C type of dtype `t`: C's names (CUDA has no `uint` or `ulong`), `long long` for int64, `__half` for float16. */
+/** The CUDA C type of dtype `t`: C's names (CUDA has no `uint` or `ulong`), `long long` for int64, `__half` for float16, `__nv_bfloat16` for bfloat16. */
 export function cudaType(t: DType): string {
   switch (t) {
     case 'bool':
@@ -24,6 +24,8 @@ export function cudaType(t: DType): string {
       return 'unsigned long long';
     case 'float16':
       return '__half';
+    case 'bfloat16':
+      return '__nv_bfloat16'; // cuda_bf16.h, computed in float (bfloat16-storage.ts)
     case 'float32':
       return 'float';
     case 'float64':
@@ -43,6 +45,8 @@ export function cudaType(t: DType): string {
  * headers. float16 is computed in float (`cudaHalfStorage`), so its literals are floats.
  */
 export function cudaLiteral(value: number, t: DType): string {
+  // a bfloat16 is computed in float, and spelled as the float of its value
+  if (t === 'bfloat16') return cudaLiteral(roundToBfloat16(value), 'float32');
   if (t === 'float32' || t === 'float64' || t === 'float16') {
     const v = t === 'float16' ? roundToFloat16(value) : t === 'float32' ? Math.fround(value) : value;
     const double = t === 'float64';
@@ -94,7 +98,7 @@ export function cudaFloatToInteger(from: DType, to: DType): { name: string; defi
   const range = INTEGER_RANGE[to];
   if (!range) throw new InternalError(`no integer range for ${to}`);
   const name = `loom_convert_${from}_to_${to}`;
-  const [ct, ft] = [cudaType(to), cudaType(from === 'float16' ? 'float32' : from)];
+  const [ct, ft] = [cudaType(to), cudaType(isNarrowFloat(from) ? 'float32' : from)];
   const bound = (v: number) => cudaLiteral(v, from === 'float64' ? 'float64' : 'float32');
   const definition = [
     `inline __device__ ${ct} ${name}(${ft} x)`,

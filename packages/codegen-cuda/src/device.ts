@@ -12,9 +12,12 @@ import {
   LoomError,
   optionKeys,
   perObject,
+  roundToBfloat16,
+  roundToFloat16,
   type BufferPoolStats,
   type Device,
   type DeviceBuffer,
+  type DType,
   type DeviceKernel,
   type DeviceLimits,
   type GeneratedCode,
@@ -136,13 +139,21 @@ const translate = (args: readonly LaunchArgument[]): readonly CudaKernelArgument
       if (a.kind === 'local') return [];
       return [
         Object.freeze(
-          a.kind === 'buffer'
-            ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
-            : { kind: 'scalar', dtype: a.dtype, value: a.value },
+          a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as CudaBuffer } : scalarArgument(a.dtype, a.value),
         ),
       ];
     }),
   );
+/**
+ * A value argument as the kernel's parameter takes it: a float16 or bfloat16 is computed in float
+ * (half-storage.ts, bfloat16-storage.ts), so its parameter is the float of its value.
+ */
+function scalarArgument(dtype: DType, value: number | bigint): CudaKernelArgument {
+  if (dtype === 'float16') return { kind: 'scalar', dtype: 'float32', value: roundToFloat16(Number(value)) };
+  if (dtype === 'bfloat16') return { kind: 'scalar', dtype: 'float32', value: roundToBfloat16(Number(value)) };
+  return { kind: 'scalar', dtype, value };
+}
+
 /** The translation of a frozen argument list, kept with it; undefined for one that may change. */
 const translated = perObject((args: readonly LaunchArgument[]) =>
   isImmutableArguments(args) ? translate(args) : undefined,

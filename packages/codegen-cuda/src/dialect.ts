@@ -19,6 +19,7 @@ import {
 import { DYNAMIC_SHARED_ALIGNMENT } from './shared-memory.ts';
 import { cudaAtomic, cudaAtomicLoad, cudaAtomicStore } from './atomics.ts';
 import { cudaFloatToInteger, cudaLiteral, cudaType } from './c-types.ts';
+import { cudaBfloat16Storage } from './bfloat16-storage.ts';
 import { cudaHalfStorage } from './half-storage.ts';
 import { cudaMathFunction } from './math.ts';
 import { isReservedInCuda } from './names.ts';
@@ -112,6 +113,7 @@ export const cudaDialect: CDialect = {
   localQualifier: '__shared__ ',
   localArrayPrologue: dynamicSharedArrays,
   halfStorage: cudaHalfStorage,
+  bfloat16Storage: cudaBfloat16Storage,
   vectors: cudaVectors,
   atomic: cudaAtomic,
   atomicStore: cudaAtomicStore,
@@ -139,9 +141,10 @@ function dynamicSharedArrays(arrays: readonly LocalArraySpelling[]): string[] {
   return lines;
 }
 
-function cudaPrelude({ float16, matrix }: ProgramFacts): string[] {
+function cudaPrelude({ float16, bfloat16, matrix }: ProgramFacts): string[] {
   return [
     ...(float16 || matrix ? ['#include <cuda_fp16.h>'] : []),
+    ...(bfloat16 ? ['#include <cuda_bf16.h>'] : []),
     ...(matrix ? ['#include <mma.h>', 'namespace wmma = nvcuda::wmma;'] : []),
     '#define tIdx(N) ((int) threadIdx.N)',
     '#define bIdx(N) ((int) blockIdx.N)',

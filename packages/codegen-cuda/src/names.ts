@@ -19,7 +19,7 @@ const KEYWORDS = (
 
 /** CUDA's built-in variables and functions, the half type's names and the macros this target's code defines. */
 const BUILTINS = (
-  'threadIdx blockIdx blockDim gridDim warpSize dim3 tIdx bIdx half half2 nv_bfloat16 printf malloc free memcpy memset assert ' +
+  'threadIdx blockIdx blockDim gridDim warpSize dim3 tIdx bIdx half half2 nv_bfloat16 nv_bfloat162 printf malloc free memcpy memset assert ' +
   'min max abs llabs umin umax llmin llmax ullmin ullmax isnan isinf isfinite signbit fmin fmax fdim ldexp frexp modf nan ' +
   'lgamma tgamma rint lrint llrint nearbyint remainder remquo scalbn ilogb logb nextafter sincos sincospi sinpi cospi ' +
   'normcdf normcdfinv erfinv erfcinv erfcx rcbrt j0 j1 y0 y1 jn yn'
@@ -40,7 +40,7 @@ const PATTERNS = [
   // C++ reserves `__x` and `_X` for the implementation (`__global__`, `__half`, `__syncthreads`)
   /^(__|_[A-Z])/,
   // the C printer's helper functions: loom_div_int32, loom_atomic_add_float32
-  /^loom_[a-z_0-9]*(bool|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|float32|float64)$/,
+  /^loom_[a-z_0-9]*(bool|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|bfloat16|float32|float64)(_f64)?$/,
   // the CUDA runtime's names: cudaMalloc, cudaError_t
   /^(cuda|cu|nvrtc)[A-Z][A-Za-z0-9_]*$/,
 ];

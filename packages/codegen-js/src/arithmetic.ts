@@ -14,6 +14,8 @@
  *                   rounded float32 result, so a GPU's float32 agrees to the last bit.
  *   float16         likewise, every result rounded to float16 (loom.toHalf): computed
  *                   in more precision and rounded, as a device's native half agrees.
+ *   bfloat16        likewise, every result rounded to bfloat16 (loom.toBf16): devices
+ *                   compute it in float32 and round, which agrees for + - * / as well.
  *
  * Narrower integers never compute here: C promotes them to int (`computeType`).
  */
@@ -86,12 +88,14 @@ function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
 }
 
 /**
- * `v` (a double) rounded to float dtype `c`: once, and correctly, for + - * / of float32 or
- * float16 operands, whose exact results a double holds or rounds innocuously (53 >= 2p + 2).
+ * `v` (a double) rounded to float dtype `c`: once, and correctly, for + - * / of float32,
+ * float16 or bfloat16 operands, whose exact results a double holds or rounds innocuously
+ * (53 >= 2p + 2).
  */
 export function roundedTo(c: DType, v: JsValue): JsValue {
   if (c === 'float32') return atom(`Math.fround(${v.code})`, c);
   if (c === 'float16') return atom(`loom.toHalf(${v.code})`, c);
+  if (c === 'bfloat16') return atom(`loom.toBf16(${v.code})`, c);
   return v;
 }
 

@@ -195,7 +195,7 @@ export class ExpressionPrinter {
     return offset ? `${first} + ${offset}` : first;
   }
 
-  /** The array element `e` as a place to store to: `a[index]` (a float16 array holds bits). */
+  /** The array element `e` as a place to store to: `a[index]` (a float16 or bfloat16 array holds bits). */
   element(e: Extract<Expr, { kind: 'subscript' }>): string {
     return `${jsName(e.array)}[${this.index(e.indices, e).code}]`;
   }
@@ -265,15 +265,17 @@ export class ExpressionPrinter {
   }
 }
 
-/** An element read from an array of `dtype`: a float16 array holds bits, read as the number they stand for. */
+/** An element read from an array of `dtype`: a float16 or bfloat16 array holds bits, read as the number they stand for. */
 function loaded(element: string, dtype: DType): JsValue {
-  return dtype === 'float16' ? atom(`loom.halfValue(${element})`, dtype) : atom(element, dtype);
+  if (dtype === 'float16') return atom(`loom.halfValue(${element})`, dtype);
+  if (dtype === 'bfloat16') return atom(`loom.bf16Value(${element})`, dtype);
+  return atom(element, dtype);
 }
 
 /** The DataView over a struct array's bytes, made once per kernel call (target.ts). */
 export const structView = (array: string): string => `${jsName(array)}$view`;
 
-/** The DataView accessor of a dtype (`getFloat32`...): the representation its typed array holds (float16: its bits). */
+/** The DataView accessor of a dtype (`getFloat32`...): the representation its typed array holds (float16, bfloat16: their bits). */
 function dataViewType(dtype: RealDType): string {
   switch (dtype) {
     case 'bool':
@@ -285,6 +287,7 @@ function dataViewType(dtype: RealDType): string {
       return 'Int16';
     case 'uint16':
     case 'float16':
+    case 'bfloat16':
       return 'Uint16';
     case 'int32':
       return 'Int32';

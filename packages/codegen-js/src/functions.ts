@@ -3,8 +3,9 @@
  * C's semantics: `round` rounds halves away from zero, `min`/`max` on floats are
  * `torch.minimum`/`torch.maximum` (a NaN argument wins), `fmin`/`fmax` C's (a NaN argument
  * loses), `fmod` has the sign of the dividend, `fma` rounds once, `abs`, `min`, `max`,
- * `clamp` on integers stay integers. For float32 every result is rounded to float32, except
- * where the exact result already is one (fabs, fmod, floor, copysign, ...).
+ * `clamp` on integers stay integers. For float32 every result is rounded to float32 (float16,
+ * bfloat16 to theirs), except where the exact result already is one (fabs, fmod, floor,
+ * copysign, ...).
  */
 import { expr, LoomError, mathFunctionsWhere, type DType } from '@loom/core';
 import { roundedTo } from './arithmetic.ts';
@@ -86,6 +87,7 @@ function abs(arg: JsValue, c: DType): JsValue {
   const x = convert(arg, c);
   switch (c) {
     case 'float16':
+    case 'bfloat16':
     case 'float32':
     case 'float64':
       return atom(`Math.abs(${x.code})`, c);
@@ -114,6 +116,9 @@ function rounding(fn: string, arg: JsValue, c: DType): JsValue {
   return atom(fn === 'round' ? `loom.round(${x.code})` : `Math.${fn}(${x.code})`, c);
 }
 
+/** The fma helper of each float dtype narrower than float64. */
+const FMA: Partial<Record<DType, string>> = { float32: 'fma32', float16: 'fma16', bfloat16: 'fmaBf16' };
+
 function floatFunction(fn: string, args: readonly JsValue[], t: DType): JsValue {
   const xs = args.map((a) => convert(a, t));
   const [x, y] = xs;
@@ -139,12 +144,9 @@ function floatFunction(fn: string, args: readonly JsValue[], t: DType): JsValue 
       return atom(`loom.${fn}(${x.code}, ${y.code})`, t);
     case 'erfc':
       return rounded(`loom.erfc(${x.code})`);
-    // one rounding, to the dtype itself
+    // one rounding, to the dtype itself; bfloat16's is float32's fma rounded, as devices compute it
     case 'fma':
-      return atom(
-        `loom.${t === 'float32' ? 'fma32' : t === 'float16' ? 'fma16' : 'fma'}(${xs.map((v) => v.code).join(', ')})`,
-        t,
-      );
+      return atom(`loom.${FMA[t] ?? 'fma'}(${xs.map((v) => v.code).join(', ')})`, t);
     // JavaScript's % on floats is exactly C's fmod, and its result is representable
     case 'fmod':
       return { code: infix(x, '%', y, Prec.Multiplicative), prec: Prec.Multiplicative, repr: t };

@@ -1,12 +1,13 @@
 /**
  * Math functions JavaScript lacks or spells with another meaning, as generated code calls
  * them (`loom.<name>`), with the meaning every device gives them (the README's table):
- * `fma` rounds once (computed exactly, then rounded: JavaScript has no fused multiply-add),
+ * `fma` rounds once (computed exactly, then rounded: JavaScript has no fused multiply-add;
+ * bfloat16's is float32's, then rounded to bfloat16, as devices compute it),
  * `fmin`/`fmax` ignore a NaN argument (C's, PyTorch's fmin/fmax) and order -0 below +0,
  * `copysign` reads the sign bit (of zeros and NaNs too), `erfc` keeps its relative accuracy
  * where 1 - erf(x) would cancel.
  */
-import { roundToFloat16 } from '@loom/core';
+import { roundToBfloat16, roundToFloat16 } from '@loom/core';
 import { erfc } from './erf.ts';
 
 export { erfc };
@@ -78,6 +79,15 @@ export function fma16(a: number, b: number, c: number): number {
   if (!Number.isFinite(a) || !Number.isFinite(b) || !Number.isFinite(c)) return roundToFloat16(a * b + c);
   const exact = fmaParts(a, b, c);
   return exact === undefined ? roundToFloat16(a * b + c) : roundToFloat16(roundBinary(exact.m, exact.e, 11, -24));
+}
+
+/**
+ * `a * b + c` of bfloat16 values: the float32 fma, then rounded to bfloat16. Devices have no
+ * bfloat16 fma; they compute it in float32 and round the result, so this rounds twice on
+ * purpose (unlike `fma16`, which matches a native half fma's one rounding).
+ */
+export function fmaBf16(a: number, b: number, c: number): number {
+  return roundToBfloat16(fma32(a, b, c));
 }
 
 /** `x` as `m * 2^e` with an integer `m`: exact for every finite double. */

@@ -3,7 +3,7 @@
  * it stands for, so that the reference device runs a tensorized kernel and checks what the
  * targets with tensor cores compute. Every work-item of a subgroup computes the whole tile (they
  * run one after another here), and writes the same values. Products of factors are exact, as a
- * tensor core's are (halves, or floats rounded to TF32 by `loom.toTf32`), and each sum is rounded
+ * tensor core's are (halves or bfloat16s, or floats rounded to TF32 by `loom.toTf32`), and each sum is rounded
  * to the accumulator's dtype, one product at a time along k.
  */
 import { type DType, type MatrixOp, type MatrixOperand, unreachable } from '@loom/core';
@@ -22,14 +22,30 @@ function literal(e: MatrixOperand['offset']): number {
 }
 
 /** A sum rounded to the accumulator's dtype. */
-const rounded = (dtype: DType, value: string) =>
-  dtype === 'float16' ? `loom.toHalf(${value})` : dtype === 'float32' ? `Math.fround(${value})` : value;
+function rounded(dtype: DType, value: string): string {
+  if (dtype === 'float16') return `loom.toHalf(${value})`;
+  if (dtype === 'bfloat16') return `loom.toBf16(${value})`;
+  return dtype === 'float32' ? `Math.fround(${value})` : value;
+}
 
-/** Element (r, c) of a tile in memory, as a number (a float16 array holds bits). */
+/** An element read from memory as a number: a float16 or bfloat16 array holds bits. */
+function valueOf(dtype: DType, read: string): string {
+  if (dtype === 'float16') return `loom.halfValue(${read})`;
+  if (dtype === 'bfloat16') return `loom.bf16Value(${read})`;
+  return read;
+}
+
+/** A number as what an array of `dtype` holds (its bits, for float16 and bfloat16). */
+function bitsOf(dtype: DType, value: string): string {
+  if (dtype === 'float16') return `loom.halfBits(${value})`;
+  if (dtype === 'bfloat16') return `loom.bf16Bits(${value})`;
+  return value;
+}
+
+/** Element (r, c) of a tile in memory, as a number. */
 function element(t: MatrixOperand, offset: string, r: string, c: string, precision: 'tf32' | undefined): string {
   const at = t.layout === 'row' ? `${offset} + ${r} * ${t.leading} + ${c}` : `${offset} + ${r} + ${c} * ${t.leading}`;
-  const read = `${jsName(t.array)}[${at}]`;
-  const value = t.dtype === 'float16' ? `loom.halfValue(${read})` : read;
+  const value = valueOf(t.dtype, `${jsName(t.array)}[${at}]`);
   return precision === 'tf32' ? `loom.toTf32(${value})` : value;
 }
 
@@ -63,7 +79,7 @@ export function printMatrixLoops(op: MatrixOp, out: MatrixPrinting): void {
       const offset = out.integer(c.offset);
       const at = c.layout === 'row' ? `${offset} + r * ${c.leading} + col` : `${offset} + r + col * ${c.leading}`;
       const value = `${acc}[${base} + r * ${n} + col]`;
-      const stored = c.dtype === 'float16' ? `loom.halfBits(${value})` : value;
+      const stored = bitsOf(c.dtype, value);
       out.line(`for (let r = 0; r < ${m}; r++)`);
       out.line(`  for (let col = 0; col < ${n}; col++) ${jsName(c.array)}[${at}] = ${stored};`);
       return;

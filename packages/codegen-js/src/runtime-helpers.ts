@@ -9,7 +9,15 @@
  * float becomes an integer saturated at the type's range (NaN → 0), float `min` and
  * `max` propagate NaN.
  */
-import { float16Bits, float16Value, roundToFloat16, type DType } from '@loom/core';
+import {
+  bfloat16Bits,
+  bfloat16Value,
+  float16Bits,
+  float16Value,
+  roundToBfloat16,
+  roundToFloat16,
+  type DType,
+} from '@loom/core';
 import { erf } from './erf.ts';
 import {
   mulHi32,
@@ -27,7 +35,7 @@ import {
   shrU32,
   shrU64,
 } from './bit-helpers.ts';
-import { copysign, erfc, fma, fma16, fma32, fmax, fmin } from './math-helpers.ts';
+import { copysign, erfc, fma, fma16, fma32, fmaBf16, fmax, fmin } from './math-helpers.ts';
 
 // --- 32-bit integers ----------------------------------------------------------------------------
 
@@ -300,6 +308,8 @@ export const runtimeHelpers = Object.freeze({
   fma16,
   /** `a * b + c` of float32 values, rounded once to float32. */
   fma32,
+  /** `a * b + c` of bfloat16 values as devices compute it: the float32 fma, rounded to bfloat16. */
+  fmaBf16,
   /** C's `fmax`: the larger, a NaN argument ignored (NaN only when both are); +0 above -0. */
   fmax,
   /** C's `fmin`: the smaller, a NaN argument ignored (NaN only when both are); -0 below +0. */
@@ -311,6 +321,13 @@ export const runtimeHelpers = Object.freeze({
   halfBits: float16Bits,
   /** A number rounded to the nearest float16 value (ties to even), as a number. */
   toHalf: roundToFloat16,
+  // bfloat16: likewise its bits (a float32's upper half) in arrays, its value in variables
+  /** A bfloat16 from its bits (how arrays hold it) to its value (how variables hold it). */
+  bf16Value: bfloat16Value,
+  /** A number to the bits of the nearest bfloat16 (ties to even), for a store into an array. */
+  bf16Bits: bfloat16Bits,
+  /** A number rounded once to the nearest bfloat16 value (ties to even), as a number. */
+  toBf16: roundToBfloat16,
   /** A float32 value rounded to TF32 (10 mantissa bits, ties away from zero), as NVIDIA's tensor cores take floats. */
   toTf32,
 });
@@ -334,6 +351,7 @@ function toTf32(x: number): number {
  * A value (a literal, a kernel argument) in the representation generated code uses
  * for `dtype`, converted with the same semantics as a cast in the kernel: bool is
  * 0/1, integers wrap, floats saturate into an integer type, float32 is rounded,
+ * float16 and bfloat16 are rounded once (bfloat16 from an integer dtype: through float32),
  * int64/uint64 are bigints. A number is a float when `from` is a float dtype, or
  * (with no `from`) when it is not a whole number.
  */
@@ -342,6 +360,7 @@ export function toRepresentation(value: number | bigint | boolean, dtype: DType,
   const isFloat =
     typeof value === 'number' &&
     (from === 'float16' ||
+      from === 'bfloat16' ||
       from === 'float32' ||
       from === 'float64' ||
       (from === undefined && !Number.isInteger(value)));
@@ -373,6 +392,11 @@ export function toRepresentation(value: number | bigint | boolean, dtype: DType,
       return Number(value);
     case 'float16':
       return roundToFloat16(Number(value));
+    case 'bfloat16':
+      // an integer dtype's value becomes a float32 first (PyTorch's rule, as a cast in a kernel); a
+      // float, or a plain number (a scalar argument), is rounded once, as its bits for a device are
+      if (typeof value === 'bigint') return roundToBfloat16(bigintToFloat32(value));
+      return roundToBfloat16(from !== undefined && !isFloat ? Math.fround(value) : value);
     case 'complex64':
     case 'complex128':
       throw new RangeError(

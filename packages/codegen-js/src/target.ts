@@ -12,6 +12,7 @@
 import {
   DTYPES,
   isComplex,
+  bfloat16Bits,
   float16Bits,
   initializerLiteral,
   commentText,
@@ -77,7 +78,7 @@ export function jsTarget(): Target<JsExtra> {
 }
 
 function unsupportedDType(_dtype: DType): string | undefined {
-  // float16 computes in doubles rounded to float16 at every operation (values.ts)
+  // float16 and bfloat16 compute in doubles rounded to their dtype at every operation (values.ts)
   return undefined;
 }
 
@@ -290,25 +291,25 @@ class KernelPrinter {
       return;
     }
     if (s.initializer) {
-      // a constant table: initialized where it is declared, never written; a float16 array holds
-      // the bits of its values (as every float16 array here), a float16 scalar its value
+      // a constant table: initialized where it is declared, never written; a float16 or bfloat16
+      // array holds the bits of its values (as every such array here), a scalar its value
       if (s.length === undefined) {
         this.line(
           `const ${name} = ${this.exprs.converted(initializerLiteral(s.initializer[0], s.dtype), s.dtype).code}; // ${type}`,
         );
         return;
       }
-      const values =
-        s.dtype === 'float16'
-          ? s.initializer.map((v) => String(float16Bits(v)))
-          : s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).code);
+      const bits = s.dtype === 'float16' ? float16Bits : s.dtype === 'bfloat16' ? bfloat16Bits : undefined;
+      const values = bits
+        ? s.initializer.map((v) => String(bits(v)))
+        : s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).code);
       this.line(
-        `const ${name} = ${hostArrayConstructor(s.dtype).name}.of(${values.join(', ')}); // ${type}${s.dtype === 'float16' ? ', as bits' : ''}`,
+        `const ${name} = ${hostArrayConstructor(s.dtype).name}.of(${values.join(', ')}); // ${type}${bits ? ', as bits' : ''}`,
       );
       return;
     }
     if (s.matrix) {
-      // a tensor tile's accumulator: its values (of a float16 one too), tile after tile (matrix.ts)
+      // a tensor tile's accumulator: its values (of a float16 or bfloat16 one too), tile after tile (matrix.ts)
       this.line(`const ${name} = new Float32Array(${declaredLength(s)}); // ${type}, tensor tiles`);
       return;
     }

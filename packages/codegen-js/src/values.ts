@@ -10,6 +10,8 @@
  *   int64, uint64              a bigint in the dtype's range
  *   float16                    a number that float16 represents exactly (arrays hold
  *                              its bits, a Uint16Array: loads and stores convert)
+ *   bfloat16                   a number that bfloat16 represents exactly (arrays hold
+ *                              its bits likewise)
  *   float32                    a number that float32 represents exactly
  *   float64                    a number
  *
@@ -63,7 +65,7 @@ export const isBigIntType = (t: DType) => t === 'int64' || t === 'uint64';
 /** Integer dtypes whose values are JavaScript numbers (bool included: it is 0/1). */
 export const isSmallIntType = (t: DType) =>
   t === 'bool' || t === 'int8' || t === 'int16' || t === 'int32' || t === 'uint8' || t === 'uint16' || t === 'uint32';
-export const isFloatType = (t: DType) => t === 'float16' || t === 'float32' || t === 'float64';
+export const isFloatType = (t: DType) => t === 'float16' || t === 'bfloat16' || t === 'float32' || t === 'float64';
 
 export function atom(code: string, repr: DType): JsValue {
   return { code, prec: Prec.Atom, repr };
@@ -155,9 +157,9 @@ const BITS: Partial<Record<DType, number>> = { int8: 8, int16: 16, int32: 32, ui
 /**
  * `v` converted to dtype `to` with C's conversion semantics where C defines them:
  * integers wrap modulo 2^bits; to bool, non-zero is 1; to float32, one correct
- * rounding. A float becomes an integer truncated toward zero and saturated at the
- * type's range, NaN → 0 (Loom's meaning for what C leaves undefined, on every
- * device). The result is reduced.
+ * rounding; to bfloat16, an integer through float32 first (PyTorch's rule). A float
+ * becomes an integer truncated toward zero and saturated at the type's range, NaN → 0
+ * (Loom's meaning for what C leaves undefined, on every device). The result is reduced.
  */
 export function convert(v: JsValue, to: DType): JsValue {
   if (v.literal !== undefined) return literal(toRepresentation(v.literal, to, v.repr), to);
@@ -183,6 +185,17 @@ export function convert(v: JsValue, to: DType): JsValue {
     return atom(`loom.toHalf(${isBigIntType(from) ? `Number(${reduce(v).code})` : reduce(v).code})`, to);
   }
 
+  if (to === 'bfloat16') {
+    // a float is rounded once from its exact value; an integer becomes a float32 first
+    // (PyTorch's rule, and what devices do), which changes nothing for one of at most 16 bits
+    const value = reduce(v);
+    if (from === 'bool') return retag(value, to);
+    if (isFloatType(from) || fitsIn(from, 'int16') || fitsIn(from, 'uint16'))
+      return atom(`loom.toBf16(${value.code})`, to);
+    const float32 = isBigIntType(from) ? `loom.bigintToFloat32(${value.code})` : `Math.fround(${value.code})`;
+    return atom(`loom.toBf16(${float32})`, to);
+  }
+
   if (isBigIntType(from)) {
     const value = reduce(v);
     if (to === 'bool')
@@ -201,7 +214,8 @@ export function convert(v: JsValue, to: DType): JsValue {
   }
   if (to === 'float64') return retag(reduce(v), to); // every int32/uint32/float32 is a double exactly
   if (to === 'float32') {
-    if (from === 'float16') return retag(v, to); // every float16 is a float32 exactly
+    // every float16 and bfloat16 is a float32 exactly
+    if (from === 'float16' || from === 'bfloat16') return retag(v, to);
     const value = reduce(v);
     if (fitsIn(from, 'int16') || fitsIn(from, 'uint16')) return retag(value, to); // at most 16 bits: exact
     return atom(`Math.fround(${value.code})`, to);
@@ -222,8 +236,9 @@ export function convert(v: JsValue, to: DType): JsValue {
  * float array.
  */
 export function storable(v: JsValue, dtype: DType): JsValue {
-  // a float16 array holds bits
+  // a float16 or bfloat16 array holds bits
   if (dtype === 'float16') return atom(`loom.halfBits(${convert(v, dtype).code})`, dtype);
+  if (dtype === 'bfloat16') return atom(`loom.bf16Bits(${convert(v, dtype).code})`, dtype);
   const floatToInteger = isFloatType(v.repr) && !isFloatType(dtype);
   if (
     v.literal !== undefined ||

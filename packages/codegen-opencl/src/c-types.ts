@@ -1,5 +1,5 @@
 /** OpenCL C spellings of dtypes, literals and float-to-integer conversions. */
-import { InternalError, roundToFloat16, type DType } from '@loom/core';
+import { InternalError, roundToBfloat16, roundToFloat16, type DType } from '@loom/core';
 
 /** The OpenCL C type of dtype `t`. */
 export function clType(t: DType): string {
@@ -24,6 +24,8 @@ export function clType(t: DType): string {
       return 'ulong';
     case 'float16':
       return 'half';
+    case 'bfloat16':
+      return 'ushort'; // its bits: OpenCL C has no bfloat16 (bfloat16-storage.ts)
     case 'float32':
       return 'float';
     case 'float64':
@@ -44,6 +46,8 @@ export function clType(t: DType): string {
  * literal is exactly the value. −0 keeps its sign (`-0.0f`: `0.0f` would flip `1 / (−0 * a)`).
  */
 export function clLiteral(value: number, t: DType): string {
+  // a bfloat16 is computed in float, and spelled as the float of its value
+  if (t === 'bfloat16') return clLiteral(roundToBfloat16(value), 'float32');
   if (t === 'float32' || t === 'float64' || t === 'float16') {
     const v = t === 'float16' ? roundToFloat16(value) : t === 'float32' ? Math.fround(value) : value;
     if (Number.isNaN(v)) return t === 'float64' ? '(double) NAN' : 'NAN';

@@ -11,6 +11,7 @@ import {
   LoomError,
   unreachable,
   perObject,
+  roundToBfloat16,
   roundToFloat16,
   type BufferPoolStats,
   type Device,
@@ -194,7 +195,10 @@ const translate = (args: readonly LaunchArgument[]): KernelArgument[] =>
       case 'buffer':
         return { kind: 'buffer', buffer: a.buffer as OpenCLBuffer };
       case 'value':
-        return { kind: 'scalar', dtype: a.dtype, value: a.value };
+        // a bfloat16 is a float in the kernel's code (bfloat16-storage.ts)
+        return a.dtype === 'bfloat16'
+          ? { kind: 'scalar', dtype: 'float32', value: roundToBfloat16(Number(a.value)) }
+          : { kind: 'scalar', dtype: a.dtype, value: a.value };
       case 'local':
         // a __local array sized at launch: clSetKernelArg with its bytes and no value
         return { kind: 'local', byteLength: a.byteLength };

@@ -11,6 +11,7 @@ import type { CDialect, ProgramFacts } from '@loom/codegen-cfamily';
 import { C_MATH_FUNCTIONS, KEEP_ROLLED } from '@loom/codegen-cfamily';
 import { openclAtomic, openclAtomicStore } from './atomics.ts';
 import { clLiteral, clType, floatToIntegerHelper } from './c-types.ts';
+import { openclBfloat16Storage } from './bfloat16-storage.ts';
 import { openclHalfStorage } from './half-storage.ts';
 import { isReservedInOpenCL } from './names.ts';
 import { openclImages } from './images.ts';
@@ -52,6 +53,7 @@ export const openclDialect: CDialect = {
   localQualifier: '__local ',
   localArrayParameter: (name, type) => `__local ${type} *__restrict__ ${name}`,
   halfStorage: openclHalfStorage,
+  bfloat16Storage: openclBfloat16Storage,
   vectors: {
     type: (t: DType, lanes: number) => `${clType(t)}${lanes}`,
     // a float3 has the size of a float4: three-element groups are read and written with vload3/vstore3

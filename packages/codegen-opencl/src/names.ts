@@ -294,7 +294,7 @@ const PATTERNS = [
   // C reserves `__x` and `_X` for the implementation (`__kernel`, `__OPENCL_VERSION__`, `_Bool`)
   /^(__|_[A-Z])/,
   // this target's helper functions: loom_div_int32, loom_atomic_add_float32
-  /^loom_[a-z_0-9]*(bool|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|float32|float64)$/,
+  /^loom_[a-z_0-9]*(bool|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|bfloat16|float32|float64)(_f64)?$/,
 ];
 
 const RESERVED = new Set(KEYWORDS.concat(BUILTIN_FUNCTIONS));

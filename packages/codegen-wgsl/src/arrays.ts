@@ -231,6 +231,9 @@ function decode(dtype: DType, bits: number, shift: string, word = 'word'): strin
       return `extractBits(bitcast<i32>(${word}), ${shift}, ${bits}u)`; // sign-extended
     case 'float16':
       return `f16(unpack2x16float(${word})[u32(index) % 2u])`;
+    case 'bfloat16':
+      // a bfloat16 is the upper half of an f32's bits: exact
+      return `bitcast<f32>(extractBits(${word}, ${shift}, 16u) << 16u)`;
     case 'float32':
       return `bitcast<f32>(${word})`;
     case 'int32':
@@ -254,6 +257,10 @@ function encode(dtype: DType, bits: number, value = 'value'): string {
       return `u32(${value})`;
     case 'float16':
       return `pack2x16float(vec2<f32>(f32(${value}), 0.0))`;
+    case 'bfloat16':
+      // the value is a bfloat16 already (rounded where it was computed): its f32's upper half
+      // (parenthesized: WGSL mixes a shift with `&` only so)
+      return `(bitcast<u32>(${value}) >> 16u)`;
     case 'float32':
     case 'int32':
       return `bitcast<u32>(${value})`;

@@ -9,7 +9,7 @@
  * that a whole vector is one load or store; a `vec3` would not do, its stride in a storage
  * array is that of a `vec4`. Three cases need more:
  *
- *   - 8- and 16-bit dtypes (bool, int8, uint8, int16, uint16): WGSL's storage buffers have
+ *   - 8- and 16-bit dtypes (bool, int8, uint8, int16, uint16, bfloat16): WGSL's storage buffers have
  *     no such types. They are *packed*, four (or two) to a 32-bit word, exactly as the host
  *     holds them, so a device buffer is byte for byte the host array: uploads, downloads and
  *     `DeviceArray`s need no conversion. Reading unpacks with `extractBits`; writing uses
@@ -23,7 +23,7 @@
  *     uniform, and is read and written as packed words like the narrow types.
  *
  * Value arguments are gathered in one uniform struct (`params`), 4 bytes each (i32, u32 or
- * f32; bool as u32, float16 as f32), with the pools' offsets and, for a folded grid
+ * f32; bool as u32, float16 as f32, bfloat16 as the f32 of its value), with the pools' offsets and, for a folded grid
  * (`limits.ts`), the grid's size.
  */
 import { InternalError, LoomError, statementsOfKind, type DType, type KernelParam, type ProgramAst } from '@loom/core';
@@ -341,13 +341,17 @@ function layoutUniform(
   return { binding, variable: 'params', struct: 'Params', members, size: roundUp(offset, 16) };
 }
 
-/** How a value argument of `dtype` travels in the uniform (float16 as f32: uniforms of f16 need more care). */
+/**
+ * How a value argument of `dtype` travels in the uniform (float16 as f32: uniforms of f16 need more
+ * care; bfloat16 as the f32 of its value, rounded to bfloat16 by the host: launches.ts).
+ */
 export function uniformScalar(dtype: DType): 'i32' | 'u32' | 'f32' {
   switch (dtype) {
     case 'bool':
     case 'uint32':
       return 'u32';
     case 'float16':
+    case 'bfloat16':
     case 'float32':
       return 'f32';
     case 'int8':

@@ -10,6 +10,12 @@
  * WGSL's grammar is stricter than C's about mixing operators: `a && b || c`, `a < b == c`
  * and `a & b + c` need parentheses, so the precedence levels follow its grammar (printed.ts).
  * Integers narrower than 32 bits are held in i32 and wrapped (narrow-integers.ts).
+ *
+ * bfloat16, which WGSL lacks, is computed in f32 as the C-family targets compute float16
+ * without half arithmetic: an operation whose dtype is bfloat16 takes bfloat16 values (a
+ * literal rounded once here, an integer converted to f32 and rounded), computes in f32 and
+ * rounds its result to bfloat16 (the `to_bfloat16` helper); `min`, `max`, `abs`, negation,
+ * `select` and the like give a bfloat16 back exactly and are not rounded again.
  */
 import {
   combineTypes,
@@ -37,6 +43,7 @@ import {
   type MathFunctionName,
   divisionTruncates,
   type IndexFacts,
+  roundToBfloat16,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
 import { fitsIn, NARROW, RANGES, wrapLiteral, wrapNarrow } from './narrow-integers.ts';
@@ -125,6 +132,25 @@ const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
   fma: 'fma',
 } satisfies Partial<Record<MathFunctionName, string>>);
 
+/**
+ * Functions whose value, for bfloat16 arguments, is a bfloat16 already: not rounded again. (A
+ * whole number below 2^8 has 8 significant bits at most, as a bfloat16 does; every larger
+ * bfloat16 is whole already.)
+ */
+const EXACT_IN_BFLOAT16: ReadonlySet<string> = new Set<MathFunctionName>([
+  'min',
+  'max',
+  'abs',
+  'fabs',
+  'floor',
+  'ceil',
+  'trunc',
+  'round',
+  'copysign',
+  'fmin',
+  'fmax',
+]);
+
 /** Functions computed by a helper of the same name (`math-helpers.ts`). */
 const HELPED: ReadonlySet<string> = new Set<MathFunctionName>([
   'expm1',
@@ -197,6 +223,7 @@ export class ExpressionPrinter {
    * type (a uint8 holds `x & 255`).
    */
   converted(e: Expr, dtype: DType): Printed {
+    if (dtype === 'bfloat16') return this.bfloat16Value(e);
     if (e.kind === 'int' || e.kind === 'float' || e.kind === 'bool')
       return this.print(wrapLiteral(e, dtype), computeType(dtype));
     const printed = this.print(e, computeType(dtype));
@@ -206,6 +233,33 @@ export class ExpressionPrinter {
     if (isFloat(this.dtype(e)) && range)
       return call('clamp', [printed.text, literal(range[0], 'i32'), literal(range[1], 'i32')], 'i32');
     return wrapNarrow(printed, dtype);
+  }
+
+  /**
+   * `e` as a bfloat16 value, an f32 (types.ts): a literal rounded once, here (an integer through
+   * float32 first, as an integer converted at run time goes); a bfloat16 as it is; anything else
+   * converted to f32 and rounded (an integer through f32: PyTorch's rule).
+   */
+  private bfloat16Value(e: Expr): Printed {
+    const value = literalValue(e);
+    if (value !== undefined) {
+      const integer = e.kind === 'int' || (e.kind === 'neg' && e.operand.kind === 'int');
+      return this.number(roundToBfloat16(integer ? Math.fround(value) : value), 'f32');
+    }
+    const printed = this.print(e, 'f32');
+    const from = this.dtype(e);
+    return from === 'bfloat16' || from === 'bool' ? printed : this.roundedToBfloat16(printed);
+  }
+
+  /** `p`, an f32, rounded to the nearest bfloat16 (as an f32). */
+  private roundedToBfloat16(p: Printed): Printed {
+    if (p.lanes) throw new LaneByLane('a bfloat16 rounding of a vector');
+    return call(this.context.helper('to_bfloat16', 'f32'), [p.text], 'f32');
+  }
+
+  /** `e` as an operand of an operation of dtype `dtype`, computed in `t`: a bfloat16 one's operands are bfloat16 values. */
+  private operandIn(e: Expr, dtype: DType, t: WgslScalar): Printed {
+    return dtype === 'bfloat16' ? this.bfloat16Value(e) : this.print(e, t);
   }
 
   /**
@@ -301,8 +355,13 @@ export class ExpressionPrinter {
         return { text: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, type: 'bool' };
       case 'if': {
         // select(otherwise, then, condition): both sides are evaluated, and WGSL's accesses never fault
-        const t = computeType(this.dtype(e));
-        const args = [this.print(e.otherwise, t), this.print(e.then, t), this.condition(e.condition)];
+        const dtype = this.dtype(e);
+        const t = computeType(dtype);
+        const args = [
+          this.operandIn(e.otherwise, dtype, t),
+          this.operandIn(e.then, dtype, t),
+          this.condition(e.condition),
+        ];
         const lanes = args.find((a) => a.lanes)?.lanes;
         // a vector select takes vectors on both sides (and a scalar or same-length condition)
         const [otherwise, then] = args.slice(0, 2).map((a) => splat(a, lanes));
@@ -352,20 +411,33 @@ export class ExpressionPrinter {
   }
 
   private binary(e: Extract<Expr, { kind: 'binary' }>): Printed {
-    const t = arithmeticType(this.checked(e));
+    const dtype = this.checked(e);
+    if (dtype === 'bfloat16') {
+      // computed in f32, rounded to bfloat16 (`//`: the quotient rounded, then floored, as a
+      // float16 one is; the floor of a bfloat16 is one)
+      if (e.op === '//') return call('floor', [this.binary({ ...e, op: '/' }).text], 'f32');
+      return this.roundedToBfloat16(this.arithmetic(e, dtype, 'f32'));
+    }
+    return this.arithmetic(e, dtype, arithmeticType(dtype));
+  }
+
+  /** Binary operation `e` of dtype `dtype`, computed in `t` (a bfloat16 one unrounded). */
+  private arithmetic(e: Extract<Expr, { kind: 'binary' }>, dtype: DType, t: WgslScalar): Printed {
     // floats of literals only would be computed by the WGSL compiler, which refuses a result
     // that is not finite (4.0 / 0.0, as Smith's complex division by a real makes): the left
     // one goes through 'at_run_time', so that the shader computes it as every device does
     const atRunTime = isFloatScalar(t) && ARITHMETIC.has(e.op) && isConstant(e.left) && isConstant(e.right);
-    const l = atRunTime
-      ? call(this.context.helper('at_run_time', t), [this.print(e.left, t).text], t)
-      : this.print(e.left, t);
-    const r = this.print(e.right, t);
+    const left = this.operandIn(e.left, dtype, t);
+    const l = atRunTime ? call(this.context.helper('at_run_time', t), [left.text], t) : left;
+    const r = this.operandIn(e.right, dtype, t);
     const helper = (kind: HelperKind) => call(this.context.helper(kind, t), [l.text, r.text], t);
     switch (e.op) {
       case '+':
       case '-':
-        return (atRunTime ? undefined : this.fusedSum(e, t)) ?? infix(l, e.op, r, Prec.Additive, t);
+        // a bfloat16 product is rounded before it is added: never fused
+        return (
+          (atRunTime || dtype === 'bfloat16' ? undefined : this.fusedSum(e, t)) ?? infix(l, e.op, r, Prec.Additive, t)
+        );
       case '*':
         return infix(l, e.op, r, Prec.Multiplicative, t);
       case '/':
@@ -413,7 +485,9 @@ export class ExpressionPrinter {
         ? [e.right, e.left, e.op === '-']
         : [undefined, undefined, false];
     // a product of integers promoted to a float sum is computed as integers: no fma
-    if (!product || !addend || arithmeticType(this.checked(product)) !== t) return undefined;
+    // and a bfloat16 product is rounded to bfloat16 before the sum
+    if (!product || !addend || arithmeticType(this.checked(product)) !== t || this.dtype(product) === 'bfloat16')
+      return undefined;
     const a = this.print(product.left, t);
     const b = this.print(product.right, t);
     const c = this.print(addend, t);
@@ -440,7 +514,8 @@ export class ExpressionPrinter {
       const nan = call(this.context.helper('is_nan', t), [x.text], 'bool');
       return e.op === '!=' ? nan : { text: `!${nan.text}`, prec: Prec.Unary, type: 'bool' };
     }
-    return relation(this.print(e.left, t), e.op, this.print(e.right, t));
+    // bfloat16 values are compared as bfloat16 values (a literal rounded first, as in bfloat16 arithmetic)
+    return relation(this.operandIn(e.left, common, t), e.op, this.operandIn(e.right, common, t));
   }
 
   /** `x % k == 0` with a constant k: WGSL's remainder and Python's agree on zero, no helper needed. */
@@ -495,7 +570,10 @@ export class ExpressionPrinter {
       e.fn,
       e.args.map((a) => this.dtype(a)),
     );
-    const args = e.args.map((a, k) => this.print(a, computeType(this.checked(a, signature.args[k]))).text);
+    const args = e.args.map((a, k) => {
+      const dtype = this.checked(a, signature.args[k]);
+      return this.operandIn(a, dtype, computeType(dtype)).text;
+    });
     return { name, args, result: signature.result };
   }
 
@@ -527,7 +605,9 @@ export class ExpressionPrinter {
     if (e.dtype !== undefined) {
       const { name, args, result } = this.userCall(e);
       if (result === 'void') throw new InternalError(`the call of the void function '${e.fn}' is used as a value`);
-      return call(name, args, computeType(this.checked(e, result)));
+      const value = call(name, args, computeType(this.checked(e, result)));
+      // a WGSL function computes an f32: a bfloat16 result is rounded, as every bfloat16 operation's is
+      return result === 'bfloat16' ? this.roundedToBfloat16(value) : value;
     }
     if (e.fn === 'isnan' || e.fn === 'isinf' || e.fn === 'isfinite') {
       const x = e.args[0];
@@ -537,15 +617,24 @@ export class ExpressionPrinter {
       return call(this.context.helper(e.fn === 'isnan' ? 'is_nan' : e.fn, xt), [this.print(x, xt).text], 'bool');
     }
     if (e.fn === 'clamp') return this.call(E.call('min', [E.call('max', [e.args[0], e.args[1]]), e.args[2]]));
-    const t = arithmeticType(this.checked(e));
+    const dtype = this.checked(e);
+    const t = arithmeticType(dtype);
     const float = isFloatScalar(t);
-    const printed = e.args.map((a) => this.print(a, t));
+    const printed = e.args.map((a) => this.operandIn(a, dtype, t));
     if (printed.some((a) => a.lanes)) throw new LaneByLane(`'${e.fn}' of a vector`);
     // a built-in of constants only would be evaluated by the WGSL compiler (see 'at_run_time')
     const args =
       float && e.args.every(isConstant) && printed.length > 0
         ? [call(this.context.helper('at_run_time', t), [printed[0].text], t), ...printed.slice(1)]
         : printed;
+    const value = this.builtin(e, args, t);
+    // a bfloat16 function computed in f32, its value rounded to bfloat16 (unless it is one already)
+    return dtype === 'bfloat16' && !EXACT_IN_BFLOAT16.has(e.fn) ? this.roundedToBfloat16(value) : value;
+  }
+
+  /** Built-in function `e` of `args`, computed in `t`. */
+  private builtin(e: Extract<Expr, { kind: 'call' }>, args: readonly Printed[], t: WgslScalar): Printed {
+    const float = isFloatScalar(t);
     if (HELPED.has(e.fn) && float)
       return call(
         this.context.helper(e.fn as HelperKind, t),
@@ -627,6 +716,14 @@ export class ExpressionPrinter {
     }
     return dtype;
   }
+}
+
+/** The value of a literal, or of a negated one (`-0.5`); undefined for anything else. */
+function literalValue(e: Expr): number | undefined {
+  if (e.kind === 'int' || e.kind === 'float') return e.value;
+  if (e.kind === 'bool') return e.value ? 1 : 0;
+  if (e.kind === 'neg' && (e.operand.kind === 'int' || e.operand.kind === 'float')) return -e.operand.value;
+  return undefined;
 }
 
 /** An integer literal other than 0: a divisor that needs no guard. */

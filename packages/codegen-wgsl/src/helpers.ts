@@ -34,6 +34,7 @@ export type HelperKind =
   | 'mul_hi'
   | 'rotate'
   | 'at_run_time'
+  | 'to_bfloat16'
   | IeeeHelperKind
   | MathHelperKind;
 
@@ -80,6 +81,8 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
         `// when it compiles, and refuses one outside its domain (sqrt(-2.5)) instead of giving NaN`,
         `fn ${name}(x: ${t}) -> ${t} { return x; }`,
       ].join('\n');
+    case 'to_bfloat16':
+      return toBfloat16(name, t);
     case 'abs':
       return [
         `// |x| of an i32 (-2147483648 stays itself, as abs() gives): NVIDIA's Vulkan driver (580)`,
@@ -210,6 +213,27 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
     default:
       throw new InternalError(`no WGSL helper '${kind}' for ${t}`);
   }
+}
+
+/**
+ * An f32 rounded to the nearest bfloat16 (ties to even), as an f32: bfloat16 is computed in f32
+ * (types.ts), every operation's result rounded by this. On the bits: the low 16 are rounded away
+ * (adding 0x7fff, and one more for an odd bit 16, carries into them exactly where the discarded
+ * half is above a tie or at a tie with an odd result), and a carry out of the mantissa steps the
+ * exponent, up to infinity. A NaN becomes the canonical quiet NaN (its payload would be cut, and
+ * rounding could make an infinity of it); it is told on the bits, as `is_nan` does, since a
+ * compiler may assume x == x.
+ */
+function toBfloat16(name: string, t: WgslScalar): string {
+  if (t !== 'f32') throw new InternalError(`bfloat16 is computed in f32, not ${t}`);
+  return [
+    `// x rounded to the nearest bfloat16 (ties to even), as an f32: WGSL has no bfloat16; NaN becomes the quiet NaN`,
+    `fn ${name}(x: f32) -> f32 {`,
+    `  let b = bitcast<u32>(x);`,
+    `  let rounded = (b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u;`,
+    `  return bitcast<f32>(select(rounded, 0x7fc00000u, (b & 0x7fffffffu) > 0x7f800000u));`,
+    `}`,
+  ].join('\n');
 }
 
 /**

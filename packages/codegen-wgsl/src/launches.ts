@@ -23,6 +23,7 @@ import {
   LoomError,
   LruCache,
   perObject,
+  roundToBfloat16,
   type DeviceKernel,
   type DeviceLimits,
   type DType,
@@ -363,7 +364,8 @@ function uniformBytesOf(
     switch (source.kind) {
       case 'value': {
         const v = Number(values.get(source.param)?.value ?? 0);
-        if (m.type === 'f32') view.setFloat32(m.offset, v, true);
+        // a bfloat16 is computed as the f32 of its value: rounded to bfloat16 once, here, from the double
+        if (m.type === 'f32') view.setFloat32(m.offset, source.dtype === 'bfloat16' ? roundToBfloat16(v) : v, true);
         else if (m.type === 'u32')
           view.setUint32(m.offset, source.dtype === 'bool' ? (v !== 0 ? 1 : 0) : v >>> 0, true);
         else view.setInt32(m.offset, v | 0, true);

@@ -462,6 +462,7 @@ const TARGET_NAMES = [
     'minimum',
     'to_i32',
     'to_u32',
+    'to_bfloat16',
     'expm1',
     'log1p',
     'asinh',

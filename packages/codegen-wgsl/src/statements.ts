@@ -300,7 +300,7 @@ class KernelPrinter {
       case 'matrix':
         // refused before code generation (the target states no matrixInstructions); kept as a last guard
         throw new LoomError(
-          `instruction '${s.insnId}' is a tensor tile (tensorize), but Loom's WGSL target has no matrix instructions`,
+          `instruction '${s.insnId}' is a tensor tile (tensorize), but Loom's WGSL target has no matrix instructions${matrixDTypes(s.op).includes('bfloat16') ? ' (nor a bfloat16 type: its tiles could not be bfloat16)' : ''}`,
         );
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
@@ -591,6 +591,12 @@ function hardwareIdsUsed(body: Stmt): { gid: boolean; lid: boolean; subgroup: bo
     });
   walkStmts(body, { expr });
   return used;
+}
+
+/** The dtypes of a matrix instruction's tiles. */
+function matrixDTypes(op: Extract<Stmt, { kind: 'matrix' }>['op']): DType[] {
+  const operands = op.kind === 'multiply' ? [op.a, op.b] : op.kind === 'store' ? [op.c] : [];
+  return [op.accumulator.dtype, ...operands.map((o) => o.dtype)];
 }
 
 /** An affine bound written as loopy writes it, constant first: `-1 + n`. */

@@ -16,9 +16,12 @@ import {
 import { isReservedInWgsl, type NameTable } from './names.ts';
 import { computeType } from './types.ts';
 
-/** The WGSL names of a program's structs, by struct name, taken before any other name. */
+/** The WGSL names of a program's structs, by struct name, taken before any other name (a bfloat16 field refused). */
 export function structNames(program: ProgramAst, names: NameTable): ReadonlyMap<string, string> {
-  return new Map(programStructs(program).map((s) => [s.name, names.fresh(s.name)]));
+  const structs = programStructs(program);
+  // before anything lays a struct out
+  for (const s of structs) for (const f of s.fields) if (holdsBfloat16(f.type)) throw bfloat16Field(s.name, f.name);
+  return new Map(structs.map((s) => [s.name, names.fresh(s.name)]));
 }
 
 /** The `struct` declarations, nested structs first. */
@@ -41,6 +44,22 @@ export function structDeclarations(program: ProgramAst, structs: ReadonlyMap<str
     lines.push('}');
   }
   return lines;
+}
+
+/**
+ * Whether a field holds bfloat16 values (itself, or an array of them: a nested struct is checked
+ * as a struct of its own). WGSL has no 16-bit type but f16 that a struct member could be; arrays
+ * of bfloat16 are packed two to a u32 word (bindings.ts), which a member of a struct cannot be.
+ */
+function holdsBfloat16(type: FieldType): boolean {
+  return type === 'bfloat16' || (typeof type === 'object' && type.kind === 'array' && type.element === 'bfloat16');
+}
+
+function bfloat16Field(struct: string, field: string): LoomError {
+  return new LoomError(
+    `field '${field}' of struct '${struct}' is bfloat16, which a WGSL struct cannot hold: WGSL has no bfloat16 type ` +
+      '(bfloat16 arrays are packed two to a 32-bit word, which a struct member cannot be); use float32 or float16 fields, or a separate bfloat16 array',
+  );
 }
 
 function memberType(type: FieldType, structs: ReadonlyMap<string, string>): string {

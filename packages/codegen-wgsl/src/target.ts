@@ -104,6 +104,13 @@ export interface WgslExtra {
   folded(): WgslModule;
 }
 
+/**
+ * Why the WGSL target runs no tensor tile: WebGPU offers Loom no subgroup matrices, and a tile of
+ * bfloat16 could not be one anyway (WGSL has no bfloat16 type: Loom computes it in f32).
+ */
+const MATRIX_REFUSAL =
+  'it has no matrix instructions (WebGPU offers Loom no subgroup matrices; and WGSL has no bfloat16 type, so a bfloat16 tile could never be one)';
+
 export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
   checkOptionKeys('wgslTarget', options, WGSL_TARGET_OPTIONS);
   const shaderF16 = options.shaderF16 ?? true;
@@ -147,6 +154,8 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
       subgroups === false
         ? { refused: "this WebGPU adapter lacks the 'subgroups' feature" }
         : { dtypes: ['int32', 'uint32', 'float32'], size: subgroups },
+    // tensor tiles (tensorize): refused before any code is written (core's matrix-tiles.ts)
+    matrixInstructions: { refused: MATRIX_REFUSAL },
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };

@@ -9,6 +9,10 @@
  *   uint8, uint16                 i32 (likewise)
  *   uint32                        u32
  *   float16                       f16 (only where the device has 'shader-f16')
+ *   bfloat16                      f32 holding a bfloat16 value: WGSL has no bfloat16. Every
+ *                                 bfloat16 operation is computed in f32 and its result rounded
+ *                                 to bfloat16 (the `to_bfloat16` helper, expressions.ts); arrays
+ *                                 hold the 16-bit words, two to a u32 (`packedBits`).
  *   float32                       f32
  *   float64                       f32 for intermediate values only: numpy promotes int32 with
  *                                 float32 (and a float literal with an int) to float64, which WGSL
@@ -52,6 +56,7 @@ export function computeType(dtype: DType): WgslScalar {
       return 'u32';
     case 'float16':
       return 'f16';
+    case 'bfloat16':
     case 'float32':
     case 'float64':
       return 'f32';
@@ -74,7 +79,10 @@ export function arithmeticType(dtype: DType): WgslScalar {
 
 export const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
 
-/** Dtypes stored narrower than the 32-bit word WGSL's storage buffers hold: packed, 4 or 2 to a word. */
+/**
+ * Dtypes stored narrower than the 32-bit word WGSL's storage buffers hold: packed, 4 or 2 to a word
+ * (bfloat16 as its bits, the upper half of an f32's: WGSL has no 16-bit type to hold it otherwise).
+ */
 export function packedBits(dtype: DType): 8 | 16 | undefined {
   switch (dtype) {
     case 'bool':
@@ -83,6 +91,7 @@ export function packedBits(dtype: DType): 8 | 16 | undefined {
       return 8;
     case 'int16':
     case 'uint16':
+    case 'bfloat16':
       return 16;
     default:
       return undefined;

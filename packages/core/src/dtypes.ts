@@ -8,6 +8,7 @@
  * arithmetic is lowered to real arithmetic before code generation (kernel/complex.ts), so
  * no target ever sees a complex value.
  */
+import { bfloat16Bits } from './bfloat16.ts';
 import { float16Bits } from './float16.ts';
 /** The complex dtypes: pairs of float32 or float64 parts, stored interleaved. */
 export type ComplexDType = 'complex64' | 'complex128';
@@ -23,6 +24,7 @@ export type RealDType =
   | 'uint32'
   | 'uint64'
   | 'float16'
+  | 'bfloat16'
   | 'float32'
   | 'float64';
 /** An element type, named as numpy names it (`'float32'`, `'int64'`, `'complex64'`...). */
@@ -40,6 +42,7 @@ export const DTYPES: readonly DType[] = [
   'uint32',
   'uint64',
   'float16',
+  'bfloat16',
   'float32',
   'float64',
   'complex64',
@@ -52,7 +55,11 @@ export function isDType(name: string): name is DType {
 }
 
 /** Whether `t` is a real floating-point dtype. */
-export const isFloat = (t: DType) => t === 'float16' || t === 'float32' || t === 'float64';
+export const isFloat = (t: DType) => t === 'float16' || t === 'bfloat16' || t === 'float32' || t === 'float64';
+/** The 16-bit float dtypes: held in 16-bit words wherever they are stored (their bits on the host). */
+export type NarrowFloat = 'float16' | 'bfloat16';
+/** Whether `t` is a 16-bit float dtype (float16 or bfloat16). */
+export const isNarrowFloat = (t: DType): t is NarrowFloat => t === 'float16' || t === 'bfloat16';
 /** Whether `t` is a complex dtype. */
 export const isComplex = (t: DType): t is ComplexDType => t === 'complex64' || t === 'complex128';
 /** Whether `t` holds negative values (signed integers and floats). */
@@ -80,6 +87,7 @@ export function byteSize(t: DType): number {
     case 'int16':
     case 'uint16':
     case 'float16':
+    case 'bfloat16':
       return 2;
     case 'int32':
     case 'uint32':
@@ -127,6 +135,8 @@ export interface HostArrays {
   uint64: BigUint64Array;
   /** How float16 arrays are held on the host (each element as its bits). */
   float16: Uint16Array;
+  /** How bfloat16 arrays are held on the host (each element as its bits: a float32's upper half). */
+  bfloat16: Uint16Array;
   /** How float32 arrays are held on the host. */
   float32: Float32Array;
   /** How float64 arrays are held on the host. */
@@ -149,6 +159,7 @@ export function hostArrayConstructor(t: DType) {
       return Int16Array;
     case 'uint16':
     case 'float16':
+    case 'bfloat16':
       return Uint16Array;
     case 'int32':
       return Int32Array;
@@ -174,6 +185,7 @@ export function hostArrayConstructor(t: DType) {
 export function hostArrayOf(dtype: DType, values: readonly number[]): HostArray {
   const Ctor = hostArrayConstructor(dtype);
   if (dtype === 'float16') return Uint16Array.from(values, float16Bits);
+  if (dtype === 'bfloat16') return Uint16Array.from(values, bfloat16Bits);
   if (Ctor === BigInt64Array || Ctor === BigUint64Array)
     return (Ctor as BigInt64ArrayConstructor).from(values.map((v) => BigInt(v)));
   return (Ctor as Float64ArrayConstructor).from(values);
@@ -199,7 +211,8 @@ export function dtypeOfHostArray(a: unknown): DType | undefined {
 
 const INT_ORDER: DType[] = ['int8', 'int16', 'int32', 'int64'];
 const UINT_ORDER: DType[] = ['uint8', 'uint16', 'uint32', 'uint64'];
-const FLOAT_ORDER: DType[] = ['float16', 'float32', 'float64'];
+/** A float's rank by width: float16 and bfloat16 below float32, below float64. */
+const floatRank = (t: DType) => (t === 'float64' ? 2 : t === 'float32' ? 1 : 0);
 
 /**
  * The result type of a binary operation on two strongly typed operands. Within a
@@ -218,7 +231,9 @@ export function promote(a: DType, b: DType): DType {
     return wide ? 'complex128' : 'complex64';
   }
   if (isFloat(a) || isFloat(b)) {
-    if (isFloat(a) && isFloat(b)) return FLOAT_ORDER[Math.max(FLOAT_ORDER.indexOf(a), FLOAT_ORDER.indexOf(b))];
+    // float16 and bfloat16 hold each other's values in neither: float32 holds both (PyTorch's rule)
+    if (isNarrowFloat(a) && isNarrowFloat(b)) return 'float32';
+    if (isFloat(a) && isFloat(b)) return floatRank(a) >= floatRank(b) ? a : b;
     return isFloat(a) ? a : b;
   }
   const aSigned = a.startsWith('int');

@@ -42,6 +42,7 @@ export { ReductionIsNotTriangularError } from './reduction/scan-candidate.ts';
 export * from './dtypes.ts';
 export { vectorDType, vectorDTypeName, type VectorDTypeName, type VectorLanes } from './vector-dtypes.ts';
 export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
+export { bfloat16Bits, bfloat16Value, roundToBfloat16 } from './bfloat16.ts';
 export {
   fieldArray,
   isStructDType,

@@ -52,6 +52,7 @@ export {
   u32,
   u64,
   f16,
+  bf16,
   f32,
   f64,
   type ElementType,

@@ -4,7 +4,7 @@
  * outputs by keyword — the seed's rule, which keeps inputs and outputs apart.
  */
 import { DeviceArray, LoomError } from '@loom/core';
-import { isTensorDType, type TensorDType } from './dtypes.ts';
+import { isFloating, isTensorDType, type TensorDType } from './dtypes.ts';
 import type { Scalar } from './host.ts';
 import type { CheckedOptions } from './options.ts';
 import { isComplexScalar, scalarKindOf, type ScalarKind } from './promotion.ts';
@@ -89,7 +89,7 @@ function readInput(value: unknown, k: number, options: CheckedOptions, params: r
 function kindOfDType(t: TensorDType): ScalarKind {
   if (t === 'bool') return 'bool';
   if (t === 'complex64' || t === 'complex128') return 'complex';
-  return t.startsWith('float') ? 'float' : 'int';
+  return isFloating(t) ? 'float' : 'int';
 }
 
 export const inputName = (k: number, params: readonly string[]) => `input ${k} (${params[k]})`;

@@ -28,7 +28,7 @@ export function isTensorDType(name: unknown): name is TensorDType {
 
 /** Whether `t` is a complex dtype. */
 export const isComplex = (t: TensorDType): t is ComplexDType => t === 'complex64' || t === 'complex128';
-export const isFloating = (t: TensorDType) => t === 'float16' || t === 'float32' || t === 'float64';
+export const isFloating = (t: TensorDType) => t === 'float16' || t === 'bfloat16' || t === 'float32' || t === 'float64';
 /** Integer dtypes, bool excluded (as PyTorch's `is_integer_dtype`). */
 export const isIntegral = (t: TensorDType) => t !== 'bool' && !isFloating(t) && !isComplex(t);
 

@@ -4,7 +4,15 @@
  * scalars) turned into the array of stored numbers a device buffer is written from;
  * and a strided view gathered back into a row-major host array.
  */
-import { DeviceArray, dtypeOfHostArray, float16Bits, LoomError, type DType, type HostArray } from '@loom/core';
+import {
+  bfloat16Bits,
+  DeviceArray,
+  dtypeOfHostArray,
+  float16Bits,
+  LoomError,
+  type DType,
+  type HostArray,
+} from '@loom/core';
 import { componentDType, hostArrayFor, isComplex, lanes, type TensorDType } from './dtypes.ts';
 import { isComplexScalar, type ComplexScalar } from './promotion.ts';
 
@@ -53,7 +61,7 @@ export interface HostTensorData {
  * `data` as stored numbers of `dtype` (inferred when absent). A TypedArray is taken
  * flat (reshaped by `shape`); for a complex dtype a float TypedArray holds interleaved
  * parts. Numbers are converted as a TypedArray store converts them (integers wrap),
- * except float16, which rounds to nearest even.
+ * except float16 and bfloat16, which round to nearest even.
  */
 export function hostTensorData(
   data: TensorData,
@@ -124,6 +132,10 @@ function storer(dtype: DType, out: HostArray): (k: number, v: number | boolean |
     case 'float16':
       return (k, v) => {
         (out as Uint16Array)[k] = float16Bits(Number(v));
+      };
+    case 'bfloat16':
+      return (k, v) => {
+        (out as Uint16Array)[k] = bfloat16Bits(Number(v));
       };
     case 'int64':
     case 'uint64':

@@ -27,8 +27,8 @@ export {
 } from './promotion.ts';
 export { broadcastShapes } from './broadcast.ts';
 export { defaultDevice, supportsDType, unsupportedDType } from './devices.ts';
-// the float16 codec is core's, offered here too for tensors' users
-export { float16Bits, float16Value, roundToFloat16 } from '@loom/core';
+// the float16 and bfloat16 codecs are core's, offered here too for tensors' users
+export { bfloat16Bits, bfloat16Value, float16Bits, float16Value, roundToBfloat16, roundToFloat16 } from '@loom/core';
 export { readPayload, type Payload, type PayloadSource } from './payload.ts';
 export type { Scalar, TensorData } from './host.ts';
 

@@ -9,6 +9,7 @@ import {
   LoomError,
   LruCache,
   prepareLaunch,
+  roundToBfloat16,
   roundToFloat16,
   type DeviceArray,
   type Device,
@@ -277,6 +278,7 @@ function toDType(value: number | boolean | bigint, dtype: TensorDType): number |
   if (dtype === 'bool') return value ? 1 : 0;
   if (isFloating(dtype)) {
     const x = Number(value);
+    if (dtype === 'bfloat16') return roundToBfloat16(x);
     return dtype === 'float32' ? Math.fround(x) : dtype === 'float16' ? roundToFloat16(x) : x;
   }
   // as C converts: fractions truncate (a non-finite number has no integer: 0)

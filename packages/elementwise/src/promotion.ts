@@ -69,7 +69,8 @@ const LADDER: readonly (readonly TensorDType[])[] = [
   ['int16'],
   ['int32'],
   ['int64'],
-  ['float16'],
+  // float16 and bfloat16 hold each other's values in neither: they meet in float32
+  ['float16', 'bfloat16'],
   ['float32'],
   ['float64'],
   ['complex64'],
@@ -97,9 +98,9 @@ export function promoteTypes(a: TensorDType, b: TensorDType): TensorDType {
   return ra > rb ? a : b;
 }
 
-/** What a value of `t` is computed in: float16 in float32 (PyTorch's get_computation_dtype). */
+/** What a value of `t` is computed in: float16 and bfloat16 in float32 (PyTorch's get_computation_dtype). */
 export function computationDType(t: TensorDType): TensorDType {
-  return t === 'float16' ? 'float32' : t;
+  return t === 'float16' || t === 'bfloat16' ? 'float32' : t;
 }
 
 /** Whether PyTorch writes a result of `from` into an out= tensor of `to` (torch.can_cast). */
@@ -149,7 +150,13 @@ function combineTiers(higher: TensorDType | undefined, lower: Promoted | undefin
   if (higher === undefined) return lower;
   if (lower === undefined || isComplex(higher)) return higher;
   if (lower === 'complex32' || isComplex(lower))
-    return higher === 'float16' ? 'complex32' : isFloating(higher) ? complexWithParts(higher) : lower;
+    return higher === 'float16'
+      ? 'complex32'
+      : higher === 'bfloat16'
+        ? 'complex64' // PyTorch has no complex of bfloat16 parts: complex64 holds both
+        : isFloating(higher)
+          ? complexWithParts(higher)
+          : lower;
   if (isFloating(higher)) return higher;
   if (higher === 'bool' || isFloating(lower)) return promoteTypes(higher, lower);
   return higher;

@@ -21,6 +21,7 @@ import {
   hostArrayConstructor,
   hostLanes,
   isComplex,
+  isNarrowFloat,
   type ComplexScalar,
   type Device,
   type HostArray,
@@ -282,7 +283,7 @@ async function toDevice(
   // a complex array's host form is its parts, interleaved: a Float32Array of 2n numbers for n complex64
   const compatible =
     data instanceof hostArrayConstructor(p.dtype) &&
-    (dtype === p.dtype || p.dtype === 'bool' || p.dtype === 'float16' || hostLanes(p.dtype) === 2);
+    (dtype === p.dtype || p.dtype === 'bool' || isNarrowFloat(p.dtype) || hostLanes(p.dtype) === 2);
   if (!compatible)
     throw new LoomError(
       `${where}: got a ${data.constructor.name} (${dtype})${hostLanes(p.dtype) === 2 ? `; pass its parts interleaved, in a ${hostArrayConstructor(p.dtype).name}` : ''}`,

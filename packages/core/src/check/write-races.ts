@@ -19,7 +19,7 @@ import { LoomError } from '../errors.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin } from '../sets/index.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { freeVariables } from '../expr/index.ts';
+import { freeVariables, walk } from '../expr/index.ts';
 import { expandSubstitutions, forEachSubscript, nameWritten, soleAssignee } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { tagToString, type AddressSpace, type InameTag, type LoopKernel } from '../kernel/model.ts';
@@ -41,8 +41,19 @@ export function checkWriteRaces(knl: LoopKernel): void {
       const tag = knl.inameTags.get(n);
       return tile && tag?.kind === 'local' && tag.axis === 0;
     };
+    const pinned = pinnedByPredicates(insn.predicates, new Set(knl.inames));
+    // a place indexed by the subgroup's id, written by its first lane alone: one writer a subgroup,
+    // and the subgroups partition the work-group (a reduction by subgroups stores its partials so)
+    const perSubgroup =
+      names.includes(SUBGROUP_ID) && insn.predicates.some((p) => isComparisonWithZero(p, SUBGROUP_LANE));
     const races = insn.withinInames.filter(
-      (n) => racesIn(space, knl.inameTags.get(n)) && !indexedBy.has(n) && !isLane(n) && !hasSingleIteration(knl, n),
+      (n) =>
+        racesIn(space, knl.inameTags.get(n)) &&
+        !indexedBy.has(n) &&
+        !isLane(n) &&
+        !pinned.has(n) &&
+        !(perSubgroup && knl.inameTags.get(n)?.kind === 'local') &&
+        !hasSingleIteration(knl, n),
     );
     if (races.length === 0) continue;
     const tags = races.map((n) => `${n}: ${tagToString(knl.inameTags.get(n))}`).join(', ');
@@ -87,11 +98,43 @@ function inamesCarriedByPrivateTemporaries(knl: LoopKernel): Map<string, Set<str
   return carried;
 }
 
-/** Scalars and arrays an expression reads (ILP privatizes `q` into `q[lane]`: still `q`). */
+/** Scalars and arrays an expression reads (ILP privatizes `q` into `q[lane]`: still `q`), and the subgroup functions it calls. */
 function namesIn(e: Expr): string[] {
   const names = [...freeVariables(e)];
   forEachSubscript(e, (sub) => names.push(sub.array));
+  walk(e, (x) => {
+    if (x.kind === 'call' && x.args.length === 0 && (x.fn === SUBGROUP_ID || x.fn === SUBGROUP_LANE)) names.push(x.fn);
+  });
   return names;
+}
+
+const SUBGROUP_ID = 'subgroupId';
+const SUBGROUP_LANE = 'subgroupLocalId';
+
+/**
+ * The inames a predicate fixes to one value (`i == 3`, `i_inner == n - 1`): one copy along each
+ * runs. Not `i == j`: for each j one i writes, and the copies along j still race.
+ */
+function pinnedByPredicates(predicates: readonly Expr[], inames: ReadonlySet<string>): Set<string> {
+  const pinned = new Set<string>();
+  for (const p of predicates) {
+    if (p.kind !== 'compare' || p.op !== '==') continue;
+    for (const [side, other] of [
+      [p.left, p.right],
+      [p.right, p.left],
+    ] as const)
+      if (side.kind === 'var' && inames.has(side.name) && ![...freeVariables(other)].some((n) => inames.has(n)))
+        pinned.add(side.name);
+  }
+  return pinned;
+}
+
+/** Whether `p` is `fn() == 0` (or `0 == fn()`). */
+function isComparisonWithZero(p: Expr, fn: string): boolean {
+  if (p.kind !== 'compare' || p.op !== '==') return false;
+  const isCall = (e: Expr) => e.kind === 'call' && e.fn === fn && e.args.length === 0;
+  const isZero = (e: Expr) => e.kind === 'int' && e.value === 0;
+  return (isCall(p.left) && isZero(p.right)) || (isZero(p.left) && isCall(p.right));
 }
 
 /** Arguments live in global memory; temporaries where placement put them. */

@@ -5,7 +5,7 @@
  * one after another, C code for user functions), never which target it is, so a new target that
  * states its facts is handled everywhere without an edit outside its package.
  */
-import { DTYPES, isComplex, type DType } from '../dtypes.ts';
+import { DTYPES, isComplex, isNarrowFloat, type DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
 import type { DeviceFunctionSupport, ImageSupport, MatrixSupport, SubgroupSupport, Target } from './target.ts';
 import type { StructLayoutRules } from '../structs/layout.ts';
@@ -67,8 +67,10 @@ export interface TargetFacts {
   unsupportedDType(dtype: DType): string | undefined;
 }
 
-/** OpenCL C's vector types hold every real dtype but bool (no vectors in buffers) and float16 (an extension). */
-const DEFAULT_VECTOR_DTYPES: readonly DType[] = DTYPES.filter((t) => t !== 'bool' && t !== 'float16' && !isComplex(t));
+/** OpenCL C's vector types hold every real dtype but bool (no vectors in buffers), float16 (an extension) and bfloat16 (none). */
+const DEFAULT_VECTOR_DTYPES: readonly DType[] = DTYPES.filter(
+  (t) => t !== 'bool' && !isNarrowFloat(t) && !isComplex(t),
+);
 
 /** Warp-sized: NVIDIA's warp, and a multiple of most other GPUs' subgroups. */
 const DEFAULT_SUBGROUP_SIZE = 32;

@@ -7,6 +7,7 @@
  */
 import { isFloat, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { roundToBfloat16 } from '../bfloat16.ts';
 import { roundToFloat16 } from '../float16.ts';
 
 /** The smallest and largest value of each integer dtype (int64's as far as doubles reach them exactly). */
@@ -34,7 +35,14 @@ export function checkTableValues(what: string, dtype: DType, values: readonly nu
 function misfit(v: number, dtype: DType): string | undefined {
   if (isFloat(dtype)) {
     // NaN and ±Inf are float values; a finite number is one when it stays finite in the dtype
-    const rounded = dtype === 'float16' ? roundToFloat16(v) : dtype === 'float32' ? Math.fround(v) : v;
+    const rounded =
+      dtype === 'float16'
+        ? roundToFloat16(v)
+        : dtype === 'bfloat16'
+          ? roundToBfloat16(v)
+          : dtype === 'float32'
+            ? Math.fround(v)
+            : v;
     return Number.isFinite(v) && !Number.isFinite(rounded) ? `is beyond the range of ${dtype}` : undefined;
   }
   const range = INTEGER_RANGES[dtype];

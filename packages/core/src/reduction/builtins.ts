@@ -39,6 +39,7 @@ const one = (t: DType) => (isFloat(t) ? float(1) : int(1));
 export function lowest(t: DType): Expr {
   switch (t) {
     case 'float16':
+    case 'bfloat16':
     case 'float32':
     case 'float64':
       return float(-Infinity);
@@ -62,6 +63,7 @@ export function lowest(t: DType): Expr {
 export function highest(t: DType): Expr {
   switch (t) {
     case 'float16':
+    case 'bfloat16':
     case 'float32':
     case 'float64':
       return float(Infinity);

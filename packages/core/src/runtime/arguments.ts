@@ -4,7 +4,18 @@
  * keep a kernel from ever touching memory outside the caller's arrays.
  */
 import { ownEntry } from '../names.ts';
-import { byteSize, dtypeOfHostArray, isComplex, isDType, isInteger, type DType, type HostArray } from '../dtypes.ts';
+import {
+  byteSize,
+  dtypeOfHostArray,
+  isComplex,
+  isDType,
+  isFloat,
+  isInteger,
+  isNarrowFloat,
+  promote,
+  type DType,
+  type HostArray,
+} from '../dtypes.ts';
 import { complexStorage, complexValueParts } from '../preprocess/lower-complex.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
@@ -212,7 +223,7 @@ export function bindArguments(
       if (typeof v !== 'number' && typeof v !== 'bigint') {
         throw new LoomError(`argument '${arg.name}' is a value argument: pass a number, not ${describe(v)}`);
       }
-      if (typeof v === 'number' && !Number.isFinite(v) && (arg.dtype === undefined || !arg.dtype.startsWith('float'))) {
+      if (typeof v === 'number' && !Number.isFinite(v) && (arg.dtype === undefined || !isFloat(arg.dtype))) {
         throw new LoomError(`argument '${arg.name}' must be a finite number, got ${v}`);
       }
       const dtype =
@@ -224,7 +235,7 @@ export function bindArguments(
             : Number.isInteger(v)
               ? 'int32'
               : floatForScalar(knl, args));
-      if (!dtype.startsWith('float') && typeof v === 'number' && !Number.isInteger(v)) {
+      if (!isFloat(dtype) && typeof v === 'number' && !Number.isInteger(v)) {
         throw new LoomError(`argument '${arg.name}' is ${dtype} but got the non-integer ${v}`);
       }
       checkFits(knl, arg.name, dtype, v);
@@ -244,7 +255,7 @@ export function bindArguments(
       arg.dtype === undefined ||
       arg.dtype === passed ||
       (arg.dtype === 'bool' && passed === 'uint8') ||
-      (arg.dtype === 'float16' && passed === 'uint16');
+      (isNarrowFloat(arg.dtype) && passed === 'uint16');
     if (!compatible) {
       throw new LoomError(`argument '${arg.name}' is ${arg.dtype}, but ${describe(v)} (${passed}) was passed`);
     }
@@ -354,10 +365,10 @@ function floatForScalar(knl: LoopKernel, given: Readonly<Record<string, RunArgum
           : isShaped(v)
             ? dtypeOfHostArray(v.data)
             : undefined);
-    return t === 'float16' || t === 'float32' || t === 'float64' ? [t] : [];
+    return t !== undefined && isFloat(t) ? [t] : [];
   });
   if (floats.length === 0) return 'float64';
-  return floats.includes('float64') ? 'float64' : floats.includes('float32') ? 'float32' : 'float16';
+  return floats.reduce<DType>((wider, t) => promote(wider, t), floats[0]);
 }
 
 /** What a padded (or offset) layout asks of a flat array, for the error that refuses one. */

@@ -6,6 +6,7 @@
  */
 import { hostArrayOf, isComplex, isFloat, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { bfloat16Value } from '../bfloat16.ts';
 import { float16Value } from '../float16.ts';
 import { printExpr } from '../expr/index.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
@@ -168,8 +169,13 @@ function compareOutput(
   dtype: DType | undefined,
   rtol: number,
 ): void {
-  // float16 travels as its bits: compare the values they stand for
-  const values = (a: HostArray) => (dtype === 'float16' ? Array.from(a as Uint16Array, float16Value) : a);
+  // float16 and bfloat16 travel as their bits: compare the values they stand for
+  const values = (a: HostArray) =>
+    dtype === 'float16'
+      ? Array.from(a as Uint16Array, float16Value)
+      : dtype === 'bfloat16'
+        ? Array.from(a as Uint16Array, bfloat16Value)
+        : a;
   const expected = values(expectedData);
   const actual = values(actualData);
   if (expected.length !== actual.length)

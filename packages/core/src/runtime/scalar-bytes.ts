@@ -8,10 +8,11 @@
 import type { DType } from '../dtypes.ts';
 import { byteSize, isComplex, isDType, isFloat } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { bfloat16Bits } from '../bfloat16.ts';
 import { float16Bits } from '../float16.ts';
 
 /**
- * The bytes of `value` as a `dtype` scalar (bool one byte, float16 its half bits), in the
+ * The bytes of `value` as a `dtype` scalar (bool one byte, float16 and bfloat16 their bits), in the
  * host's byte order; a value that does not fit is a LoomError that starts with `where`.
  */
 export function scalarBytes(dtype: DType, value: number | bigint, where: string): Uint8Array {
@@ -33,6 +34,8 @@ function floatBytes(dtype: DType, value: number | bigint, where: string): Uint8A
       return bytesOf(new Float64Array([value]));
     case 'float32':
       return bytesOf(new Float32Array([value]));
+    case 'bfloat16':
+      return bytesOf(new Uint16Array([bfloat16Bits(value)]));
     default:
       return bytesOf(new Uint16Array([float16Bits(value)]));
   }

@@ -7,6 +7,7 @@
  */
 import type { RealDType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { bfloat16Bits, bfloat16Value } from '../bfloat16.ts';
 import { float16Bits, float16Value } from '../float16.ts';
 import type { LaidOutType, StructLayout } from './layout.ts';
 
@@ -95,6 +96,8 @@ function writeScalar(view: DataView, at: number, dtype: RealDType, value: unknow
       return view.setUint16(at, Number(v), true);
     case 'float16':
       return view.setUint16(at, float16Bits(Number(v)), true);
+    case 'bfloat16':
+      return view.setUint16(at, bfloat16Bits(Number(v)), true);
     case 'int32':
       return view.setInt32(at, Number(v), true);
     case 'uint32':
@@ -150,6 +153,8 @@ function readScalar(view: DataView, at: number, dtype: RealDType): StructScalar 
       return view.getUint16(at, true);
     case 'float16':
       return float16Value(view.getUint16(at, true));
+    case 'bfloat16':
+      return bfloat16Value(view.getUint16(at, true));
     case 'int32':
       return view.getInt32(at, true);
     case 'uint32':

@@ -69,6 +69,8 @@ export const u32 = elementType('uint32');
 export const u64 = elementType('uint64');
 /** float16 arguments: `f16('n')` an input array, `f16.out('n')` an output, `f16.inout('n')` both, `f16.value()` a scalar. */
 export const f16 = elementType('float16');
+/** bfloat16 arguments (held as their bits, a Uint16Array): `bf16('n')` an input array, `bf16.out('n')`, `bf16.inout('n')`, `bf16.value()`. */
+export const bf16 = elementType('bfloat16');
 /** float32 arguments: `f32('n')` an input array, `f32.out('n')` an output, `f32.inout('n')` both, `f32.value()` a scalar. */
 export const f32 = elementType('float32');
 /** float64 arguments: `f64('n')` an input array, `f64.out('n')` an output, `f64.inout('n')` both, `f64.value()` a scalar. */
