@@ -100,6 +100,7 @@ test('kernel parameters: one 8-byte native slot per argument, each value in its 
     handle: 0n,
     maxThreadsPerBlock: 1024,
     registers: 8,
+    staticSharedBytes: 0,
     parameterSizes: sizes,
   });
   const args: CudaKernelArgument[] = [

@@ -67,7 +67,7 @@ test('the three targets state their facts', () => {
   // what WGSL promises less than IEEE 754 about floats (the README's semantics)
   assert.equal(
     [wgsl.floatSpecials, wgsl.signedZeros, [...wgsl.flushesSubnormals], wgsl.relaxedFloatAccuracy],
-    [false, false, ['float32'], true],
+    [false, false, ['float32', 'bfloat16'], true],
   );
   assert.equal(
     [opencl.floatSpecials, opencl.signedZeros, opencl.flushesSubnormals.size, opencl.relaxedFloatAccuracy],

@@ -76,7 +76,7 @@ test('test_variable_size_temporary (local): the prefetch of 4 rows is a local ar
   const cuda = generateCode(knl, cudaTarget());
   assert.match(
     cuda.code,
-    /\{\n {2}extern __shared__ __align__\(16\) unsigned char loom_dynamic_shared\[\];\n {2}float \*__restrict__ a_fetch = \(float \*\) \(loom_dynamic_shared \+ 0\);\n/,
+    /\{\n {2}extern __shared__ __align__\(32\) unsigned char loom_dynamic_shared\[\];\n {2}float \*__restrict__ a_fetch = \(float \*\) \(loom_dynamic_shared \+ 0\);\n/,
   );
   assert.equal(
     cuda.kernels[0].parameters.map((p) => p.kind),
@@ -100,7 +100,7 @@ test("CUDA: several local arrays sized at launch are carved one after another, e
   const code = generateCode(knl, cudaTarget()).code;
   assert.ok(code.includes('float *__restrict__ twice_0 = (float *) (loom_dynamic_shared + 0);'), code);
   assert.ok(
-    code.includes('float *__restrict__ b_fetch = (float *) (loom_dynamic_shared + ((4 * m) + 15) / 16 * 16);'),
+    code.includes('float *__restrict__ b_fetch = (float *) (loom_dynamic_shared + ((4 * m) + 31) / 32 * 32);'),
     code,
   );
   // the device's total: m = 5 floats take 20 bytes, rounded to 32, then 8*5 floats 160

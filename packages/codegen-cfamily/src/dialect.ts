@@ -131,6 +131,13 @@ export interface CDialect {
   addressSpace(space: CAddressSpace): string;
   /** What precedes the declaration of a local (work-group) array, with its trailing space: `__local `, `__shared__ `. */
   readonly localQualifier: string;
+  /**
+   * The bytes of constant-size local arrays a kernel may declare as such (CUDA: 48 KiB of static
+   * `__shared__` memory). A kernel whose local arrays take more has them carved out of the launch's
+   * memory with those sized at launch (`localArrayPrologue`, `CProgram.carvedLocalBytes`), where a
+   * device gives a block more once asked (CUDA's dynamic shared memory, opted in). Undefined: no limit.
+   */
+  readonly staticLocalBytes?: number;
 
   // --- 16-bit floats ---
   /** How float16 is stored but computed in float (OpenCL without cl_khr_fp16; CUDA's `__half`). */

@@ -107,6 +107,11 @@ export class CExpressionPrinter {
    * and written through its storage spelling (`vload_half`; a bfloat16's bits shifted).
    */
   narrowFloatBuffers: ReadonlySet<string> = new Set();
+  /**
+   * The local arrays of constant size carved out of the launch's memory rather than declared
+   * (`CDialect.staticLocalBytes`): the kernel's prologue points them into it.
+   */
+  carvedLocals: ReadonlySet<string> = new Set();
   /** The kernel's image parameters (`KernelParam.image`): read at their coordinates through `dialect.images`. */
   images: ReadonlySet<string> = new Set();
   /** The struct arrays (ast.ts `KernelParam.struct`), by name: their struct's size in bytes. */

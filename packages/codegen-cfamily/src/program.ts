@@ -12,6 +12,7 @@ import {
   programNames,
   renameProgram,
   statementsOf,
+  statementsOfKind,
   TargetNames,
   type DType,
   type DeviceFunction,
@@ -24,7 +25,7 @@ import {
 } from '@loom/core';
 import type { CDialect, HalfStorageSpelling, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
-import { printStatements } from './statements.ts';
+import { declaredElement, printStatements } from './statements.ts';
 import { asyncCopyTargets } from './async-copies.ts';
 import { structDeclarations } from './structs.ts';
 
@@ -42,6 +43,12 @@ export interface CProgram {
   readonly entryPoints: readonly string[];
   /** Each kernel's declaration, as a header would hold it (`__kernel void k(__global float *a);`), in program order. */
   readonly declarations: readonly string[];
+  /**
+   * Each kernel's local arrays of constant size carved out of the launch's memory, their bytes in
+   * carving order, in program order (empty for a kernel within `CDialect.staticLocalBytes`): what
+   * the device adds to the launch's memory, before the arrays sized at launch.
+   */
+  readonly carvedLocalBytes: readonly (readonly number[])[];
 }
 
 /** How `program`'s names are spelled in `dialect` (kernel names included). */
@@ -55,15 +62,15 @@ export function printCProgram(program: ProgramAst, dialect: CDialect, options: C
   const names = dialectNames(program, dialect);
   // most programs use no reserved word: then there is nothing to rename
   const renamed = names.renamesAny ? renameProgram(program, (n) => names.of(n)) : program;
-  const { code, declarations } = printProgram(renamed, dialect, options);
-  return { code, entryPoints: program.kernels.map((k) => names.of(k.name)), declarations };
+  const { code, declarations, carvedLocalBytes } = printProgram(renamed, dialect, options);
+  return { code, entryPoints: program.kernels.map((k) => names.of(k.name)), declarations, carvedLocalBytes };
 }
 
 function printProgram(
   program: ProgramAst,
   dialect: CDialect,
   { halfStorage }: CProgramOptions,
-): { code: string; declarations: string[] } {
+): { code: string; declarations: string[]; carvedLocalBytes: number[][] } {
   const helpers = new Map<string, string>();
   const preambles = new Set<string>();
   const extensions = new Set<string>();
@@ -73,6 +80,7 @@ function printProgram(
   let contractible = false;
   const functionOwners = new Map<string, string>();
   const declarations: string[] = [];
+  const carvedLocalBytes: number[][] = [];
   const asyncTargets = new Set(
     [...program.kernels, ...(program.deviceFunctions ?? [])].flatMap((k) => [...asyncCopyTargets(k.body)]),
   );
@@ -112,8 +120,9 @@ function printProgram(
   });
   const kernels = program.kernels.map((k) => {
     const printer = printerOf(k);
-    const { text, declaration } = printKernel(k, printer);
+    const { text, declaration, carvedBytes } = printKernel(k, printer);
     declarations.push(`${declaration};`);
+    carvedLocalBytes.push(carvedBytes);
     gather(printer, k);
     return text;
   });
@@ -144,7 +153,7 @@ function printProgram(
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
   parts.push('', ...[...functions, ...kernels].join('\n\n').split('\n'));
-  return { code: `${parts.join('\n')}\n`, declarations };
+  return { code: `${parts.join('\n')}\n`, declarations, carvedLocalBytes };
 }
 
 /** A device function: a callee kernel's code, its parameters declared as a kernel's are. */
@@ -198,13 +207,28 @@ function printParameters(list: readonly FunctionParam[], printer: CExpressionPri
   });
 }
 
-function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: string; declaration: string } {
+function printKernel(
+  k: KernelFunction,
+  printer: CExpressionPrinter,
+): { text: string; declaration: string; carvedBytes: number[] } {
   const { dialect } = printer;
   const params = printParameters(k.params, printer);
   printer.indexFacts = indexFacts(k);
+  // local arrays of constant size beyond what the language declares statically: carved first
+  const constant = constantLocalArrays(k, printer);
+  const overLimit =
+    dialect.staticLocalBytes !== undefined &&
+    dialect.localArrayPrologue !== undefined &&
+    constant.reduce((sum, a) => sum + a.bytes, 0) > dialect.staticLocalBytes;
+  const carvedConstant = overLimit ? constant : [];
+  printer.carvedLocals = new Set(carvedConstant.map((a) => a.name));
   // local arrays sized at launch: parameters after the others (OpenCL's __local T *, set by
   // clSetKernelArg), or carved out of the launch's memory (CUDA's dynamic shared memory)
-  const carved: LocalArraySpelling[] = [];
+  const carved: LocalArraySpelling[] = carvedConstant.map((a) => ({
+    name: a.name,
+    type: a.type,
+    bytes: String(a.bytes),
+  }));
   for (const l of k.localArguments ?? []) {
     printer.addressSpaces.set(l.name, 'local');
     const element: DType = printer.inFloat(l.dtype) ? 'float32' : l.dtype;
@@ -219,13 +243,31 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: st
       throw new InternalError(`local array '${l.name}' is sized at launch, which ${dialect.language} cannot declare`);
   }
   const declaration = dialect.kernelDeclaration(k, params);
+  const body = printStatements(statementsOf(k.body), printer, 1);
   const text = [
     declaration,
     '{',
     ...(carved.length ? dialect.localArrayPrologue!(carved).map((line) => `  ${line}`) : []),
     ...(printer.images.size ? dialect.images!.prologue.map((line) => `  ${line}`) : []),
-    ...printStatements(statementsOf(k.body), printer, 1),
+    ...body,
     '}',
   ].join('\n');
-  return { text, declaration };
+  return { text, declaration, carvedBytes: carvedConstant.map((a) => a.bytes) };
+}
+
+/** The kernel's local arrays of constant size (not constant tables): their names, element types and bytes, in order. */
+function constantLocalArrays(
+  k: KernelFunction,
+  printer: CExpressionPrinter,
+): { name: string; type: string; bytes: number }[] {
+  const { dialect } = printer;
+  return statementsOfKind(k.body, 'declare')
+    .filter((s) => s.addressSpace === 'local' && typeof s.length === 'number' && !s.initializer && !s.matrix)
+    .map((s) => {
+      const { element } = declaredElement(s, printer);
+      // an array of vectors, as the declaration would be (packed lanes, float3, are elements)
+      const lanes = s.vectorWidth !== undefined && !dialect.vectors.packed.includes(s.vectorWidth) ? s.vectorWidth : 1;
+      const type = lanes > 1 ? dialect.vectors.type(element, lanes) : dialect.type(element);
+      return { name: s.name, type, bytes: (s.length as number) * byteSize(element) };
+    });
 }

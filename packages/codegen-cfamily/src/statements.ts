@@ -142,12 +142,8 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
           : typeof s.length === 'number'
             ? `[${s.length / lanes}]`
             : `[${printer.print(s.length, 'int32')}]`;
-      // a temporary of a 16-bit float computed in float is a float (`HalfStorageSpelling`), but for
-      // a tile that matrix instructions load, which holds the 16-bit floats as the instructions read them
-      const inFloat = printer.inFloat(s.dtype as DType);
-      const narrowTile = inFloat && s.matrixOperand === true;
+      const { element, narrowTile } = declaredElement(s, printer);
       if (narrowTile) printer.narrowFloatBuffers = new Set([...printer.narrowFloatBuffers, s.name]);
-      const element: DType = inFloat && !narrowTile ? 'float32' : (s.dtype as DType);
       const t = dialect.type(element);
       if (s.initializer) {
         // a constant table: initialized where it is declared, never written
@@ -164,6 +160,11 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
           : printer.asyncTargets.has(s.name) && dialect.asyncCopy && s.addressSpace === 'local'
             ? dialect.asyncCopy.alignedLocal
             : '';
+      // carved out of the launch's memory (program.ts), at an offset aligned for any element and tile
+      if (printer.carvedLocals.has(s.name)) {
+        printer.alignedArrays.add(s.name);
+        return [];
+      }
       if (aligned) printer.alignedArrays.add(s.name);
       return [`${pad}${space}${aligned}${type} ${s.name}${dims};`];
     }
@@ -265,4 +266,18 @@ function printFragments(s: Extract<Stmt, { kind: 'declare' }>, printer: CExpress
   if (typeof s.length !== 'number') throw new InternalError(`the accumulator '${s.name}' has no constant size`);
   const count = s.length / (shape.m * shape.n);
   return spelling.fragments(s.name, shape, printer.dialect.type(s.dtype), count);
+}
+
+/**
+ * The element a declared array holds: a temporary of a 16-bit float computed in float holds floats
+ * (`HalfStorageSpelling`), but for a tile that matrix instructions load (`narrowTile`), which holds
+ * the 16-bit floats as the instructions read them.
+ */
+export function declaredElement(
+  s: Extract<Stmt, { kind: 'declare' }>,
+  printer: CExpressionPrinter,
+): { element: DType; narrowTile: boolean } {
+  const inFloat = printer.inFloat(s.dtype as DType);
+  const narrowTile = inFloat && s.matrixOperand === true;
+  return { element: inFloat && !narrowTile ? 'float32' : (s.dtype as DType), narrowTile };
 }

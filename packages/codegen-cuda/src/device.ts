@@ -74,8 +74,13 @@ class NvidiaDevice implements CudaDevice {
     if (code.target !== this.target.name) throw new LoomError(`a CUDA device cannot run ${code.target} code`);
     // before NVRTC sees it: the same refusals, in the same words, as on every device
     checkProgramLimits(code.program, this.limits, this.name);
-    return this.context.buildModule(code.code, options.buildOptions ?? []);
+    const module = this.context.buildModule(code.code, options.buildOptions ?? []);
+    this.#carvedSharedBytes.set(module, code.extra.carvedSharedBytes);
+    return module;
   }
+
+  /** Each module's kernels' local arrays carved out of the dynamic shared memory (`CudaExtra`), by entry point. */
+  readonly #carvedSharedBytes = new WeakMap<CudaModule, Readonly<Record<string, number>>>();
 
   allocate(byteLength: number): DeviceBuffer {
     checkBufferSize(byteLength, this.limits, this.name);
@@ -100,8 +105,10 @@ class NvidiaDevice implements CudaDevice {
   ): Promise<void> {
     // a kernel without local axes still runs blocks of one thread, along as many axes as its grid
     const block = groupCount.map((_, axis) => localSize[axis] ?? 1);
-    // local arrays sized at launch are no parameters: the launch's dynamic shared memory holds them
-    const shared = dynamicSharedBytes(args.flatMap((a) => (a.kind === 'local' ? [a.byteLength] : [])));
+    // local arrays sized at launch are no parameters: the launch's dynamic shared memory holds them,
+    // after the arrays of constant size carved out of it (those of a kernel above 48 KiB)
+    const carved = this.#carvedSharedBytes.get(compiled)?.[kernel.entryPoint] ?? 0;
+    const shared = carved + dynamicSharedBytes(args.flatMap((a) => (a.kind === 'local' ? [a.byteLength] : [])));
     this.context.launch(compiled, kernel.entryPoint, kernelArguments(args), groupCount, block, shared);
   }
 
@@ -162,15 +169,15 @@ const translated = perObject((args: readonly LaunchArgument[]) =>
 /**
  * What the device reports; private memory, which CUDA does not bound per thread below its
  * 512 KiB of local memory, takes the common 8 KiB (`COMMON_LIMITS`), as on every device, so
- * a kernel that runs here runs elsewhere. Shared memory is the static `__shared__` limit
- * (48 KiB), which the dynamic shared memory of local arrays sized at launch also keeps (more
- * would need an opt-in per kernel).
+ * a kernel that runs here runs elsewhere. Shared memory is what a block may use once its kernel
+ * opts in (227 KiB on an H100): a kernel whose local arrays take more than the static 48 KiB has
+ * them carved out of the dynamic shared memory (shared-memory.ts), and the launch opts it in.
  */
 function cudaLimits(info: CudaDeviceInfo): DeviceLimits {
   return Object.freeze({
     maxWorkGroupSize: info.maxThreadsPerBlock,
     maxWorkGroupSizes: Object.freeze([...info.maxBlockSizes]) as unknown as readonly [number, number, number],
-    maxLocalMemoryBytes: info.sharedMemoryPerBlock,
+    maxLocalMemoryBytes: info.sharedMemoryPerBlockOptin,
     maxPrivateMemoryBytes: COMMON_LIMITS.maxPrivateMemoryBytes,
     maxBufferBytes: info.totalMemory,
     computeUnits: info.multiprocessors,

@@ -16,7 +16,7 @@ import {
   type ProgramFacts,
   type VectorSpelling,
 } from '@loom/codegen-cfamily';
-import { DYNAMIC_SHARED_ALIGNMENT } from './shared-memory.ts';
+import { DYNAMIC_SHARED_ALIGNMENT, STATIC_SHARED_BYTES } from './shared-memory.ts';
 import { cudaAtomic, cudaAtomicLoad, cudaAtomicStore } from './atomics.ts';
 import { cudaFloatToInteger, cudaLiteral, cudaType } from './c-types.ts';
 import { cudaBfloat16Storage } from './bfloat16-storage.ts';
@@ -111,6 +111,8 @@ export const cudaDialect: CDialect = {
   // a pointer in CUDA has no address space: it is generic
   addressSpace: () => '',
   localQualifier: '__shared__ ',
+  // more than that is carved out of the dynamic shared memory, which the device opts in to
+  staticLocalBytes: STATIC_SHARED_BYTES,
   localArrayPrologue: dynamicSharedArrays,
   halfStorage: cudaHalfStorage,
   bfloat16Storage: cudaBfloat16Storage,

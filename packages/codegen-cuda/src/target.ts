@@ -16,9 +16,17 @@
 import { WMMA_SHAPES, type ProgramAst, type Target, type TargetOutput } from '@loom/core';
 import { printCProgram } from '@loom/codegen-cfamily';
 import { cudaDialect } from './dialect.ts';
+import { dynamicSharedBytes } from './shared-memory.ts';
 
 /** CUDA C needs nothing but the code and its kernels' names (NVRTC finds the rest in it). */
-export type CudaExtra = undefined;
+/** What the CUDA target tells its device beyond the code. */
+export interface CudaExtra {
+  /**
+   * Each kernel's local arrays of constant size carved out of the dynamic shared memory (where
+   * they take more than 48 KiB), by entry point: the bytes each launch adds to those sized at launch.
+   */
+  readonly carvedSharedBytes: Readonly<Record<string, number>>;
+}
 
 /** The lane counts of CUDA's vector types that every element type has (`float2`..`float4`, `double2`..`double4`). */
 const CUDA_VECTOR_LANES: readonly number[] = [2, 3, 4];
@@ -78,6 +86,11 @@ export function generateCuda(program: ProgramAst): string {
 
 function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
   // the C printer in CUDA's dialect (dialect.ts); float16 is always stored as __half and computed in float
-  const { code, entryPoints, declarations } = printCProgram(program, cudaDialect, { halfStorage: true });
-  return { code, entryPoints, declarations, extra: undefined };
+  const { code, entryPoints, declarations, carvedLocalBytes } = printCProgram(program, cudaDialect, {
+    halfStorage: true,
+  });
+  const carvedSharedBytes = Object.fromEntries(
+    entryPoints.map((name, k) => [name, dynamicSharedBytes(carvedLocalBytes[k] ?? [])]),
+  );
+  return { code, entryPoints, declarations, extra: { carvedSharedBytes } };
 }

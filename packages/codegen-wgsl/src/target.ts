@@ -136,11 +136,11 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     functionDialects: WGSL_FUNCTION_DIALECTS,
     atomicDTypes: ['int32', 'uint32', 'float32'],
     // what WGSL promises less than IEEE 754 (the README's semantics): compilers may assume floats
-    // finite and ignore a zero's sign, float32 subnormals may be flushed, `/`, math functions and
-    // fma have WGSL's accuracy
+    // finite and ignore a zero's sign, float32 subnormals may be flushed (and so bfloat16's, computed
+    // in f32: NVIDIA's Vulkan driver flushes them), `/`, math functions and fma have WGSL's accuracy
     floatSpecials: false,
     signedZeros: false,
-    flushesSubnormals: ['float32'],
+    flushesSubnormals: ['float32', 'bfloat16'],
     relaxedFloatAccuracy: true,
     // texture_2d/texture_3d read with textureLoad (bindings.ts); the device fills them at launch
     images: 'native',

@@ -40,6 +40,8 @@ export const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE = 20;
 export const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38;
 export const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 export const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+/** Shared memory one block may use once its function opts in (dynamic shared memory): 227 KiB on an H100. */
+export const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
 /** CUcomputemode: no context may be made on the device. */
 export const CU_COMPUTEMODE_PROHIBITED = 2;
@@ -47,7 +49,11 @@ export const CU_COMPUTEMODE_PROHIBITED = 2;
 // CUfunction_attribute
 /** The most threads a block of this function may have: the device's, or fewer when it needs many registers. */
 export const CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
+/** The static `__shared__` bytes a function declares. */
+export const CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 export const CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
+/** The most dynamic shared memory a launch of the function may ask for (its opt-in; 48 KiB less its static bytes by default). */
+export const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 
 /** CUevent_flags: an event that records time (the default; CU_EVENT_DISABLE_TIMING would not). */
 export const CU_EVENT_DEFAULT = 0;

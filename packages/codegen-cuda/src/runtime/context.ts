@@ -196,6 +196,7 @@ export class CudaContext {
       handle,
       maxThreadsPerBlock: attribute(CU.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
       registers: attribute(CU.CU_FUNC_ATTRIBUTE_NUM_REGS),
+      staticSharedBytes: attribute(CU.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
       parameterSizes: this.#parameterSizes(handle),
     };
   };
@@ -327,6 +328,7 @@ export class CudaContext {
     const block = checkBlock(where, blockSize, groupCount.length, this.info, fn);
     const parameters = this.#arena.pack(this, fn, args);
     if (grid.some((n) => n === 0)) return;
+    if (sharedBytes > 0) this.#allowDynamicShared(fn, sharedBytes, where);
     this.#makeCurrent();
     const code = this.#api.cuLaunchKernel(
       fn.handle,
@@ -346,6 +348,30 @@ export class CudaContext {
       code,
       () => `${where} over [${groupCount.join(', ')}] blocks of [${blockSize.join(', ')}] threads`,
     );
+  }
+
+  /** The dynamic shared memory each function was opted in to (`#allowDynamicShared`). */
+  readonly #dynamicSharedAllowed = new WeakMap<CudaFunction, number>();
+
+  /**
+   * Opts `fn` in to `bytes` of dynamic shared memory per block, once for the largest asked: by
+   * default a block may use 48 KiB in all, static and dynamic; past that up to the device's
+   * opt-in limit (227 KiB on an H100). Beyond it, a LoomError before the driver answers.
+   */
+  #allowDynamicShared(fn: CudaFunction, bytes: number, where: string): void {
+    if (bytes <= (this.#dynamicSharedAllowed.get(fn) ?? 0)) return;
+    const limit = this.info.sharedMemoryPerBlockOptin;
+    if (fn.staticSharedBytes + bytes > limit)
+      throw new LoomError(
+        `${where}: ${bytes} bytes of dynamic shared memory (and ${fn.staticSharedBytes} static) exceed the ${limit} a block may use on ${this.info.name}`,
+      );
+    this.#makeCurrent();
+    this.#check(
+      'cuFuncSetAttribute',
+      this.#api.cuFuncSetAttribute(fn.handle, CU.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+      () => `${where}: opting in to ${bytes} bytes of dynamic shared memory`,
+    );
+    this.#dynamicSharedAllowed.set(fn, bytes);
   }
 
   /** Waits until everything queued has finished (and reports a kernel's failure, if one failed). */

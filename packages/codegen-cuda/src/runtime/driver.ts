@@ -37,6 +37,7 @@ export interface DriverApi {
   cuModuleUnload(module: Handle): number;
   cuModuleGetFunction(fn: BigUint64Array, module: Handle, name: string): number;
   cuFuncGetAttribute(value: Int32Array, attribute: number, fn: Handle): number;
+  cuFuncSetAttribute(fn: Handle, attribute: number, value: number): number;
   /** CUDA 12.4 and later: the offset and size of a kernel's parameter (CUDA_ERROR_INVALID_VALUE past the last). */
   cuFuncGetParamInfo?(fn: Handle, index: number, offset: BigUint64Array, size: BigUint64Array): number;
 
@@ -87,6 +88,7 @@ const PROTOTYPES: Record<keyof DriverApi, string> = {
   cuModuleUnload: 'CUresult cuModuleUnload(CUmodule module)',
   cuModuleGetFunction: 'CUresult cuModuleGetFunction(void *fn, CUmodule module, const char *name)',
   cuFuncGetAttribute: 'CUresult cuFuncGetAttribute(void *value, int attribute, CUfunction fn)',
+  cuFuncSetAttribute: 'CUresult cuFuncSetAttribute(CUfunction fn, int attribute, int value)',
   cuFuncGetParamInfo: 'CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, void *offset, void *size)',
 
   cuMemAlloc_v2: 'CUresult cuMemAlloc_v2(void *pointer, size_t bytes)',

@@ -30,6 +30,8 @@ export interface CudaDeviceInfo {
   readonly maxGridSizes: readonly [number, number, number];
   /** Bytes of static `__shared__` memory one block may declare. */
   readonly sharedMemoryPerBlock: number;
+  /** Bytes of shared memory one block may use, static and dynamic, once its function opts in (at least `sharedMemoryPerBlock`). */
+  readonly sharedMemoryPerBlockOptin: number;
   /** 32-bit registers one block may use. */
   readonly registersPerBlock: number;
   /** Bytes of global memory. */
@@ -64,6 +66,11 @@ export function describeDevice(
       attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z),
     ],
     sharedMemoryPerBlock: attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
+    // a device before Volta has no opt-in (0): its blocks keep the static limit
+    sharedMemoryPerBlockOptin: Math.max(
+      attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+      attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
+    ),
     registersPerBlock: attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK),
   };
 }

@@ -15,6 +15,8 @@ export interface CudaFunction {
   readonly maxThreadsPerBlock: number;
   /** Registers per thread. */
   readonly registers: number;
+  /** The static `__shared__` bytes it declares. */
+  readonly staticSharedBytes: number;
   /** Each parameter's bytes, in order, where the driver can say (CUDA 12.4 and later); else undefined. */
   readonly parameterSizes: readonly number[] | undefined;
 }
