@@ -13,7 +13,7 @@
  * any lazy compilation), in seconds per launch of the whole program.
  */
 import { growBatch, type PreparedLaunch } from '@loom/core';
-import type { CudaBuffer, CudaKernelArgument, CudaModule } from '@loom/codegen-cuda';
+import type { CudaModule } from '@loom/codegen-cuda';
 import type { KernelArgument, OpenCLBuffer, OpenCLProgram } from '@loom/codegen-opencl';
 import type { BenchDevice } from './devices.ts';
 import { loomKernels, timeDispatches, type DirectKernel } from './webgpu-timer.ts';
@@ -86,21 +86,19 @@ function cudaSeconds(
   options: TimingOptions,
 ): number {
   const context = d.device.context;
+  // each launch as the device makes it (its arguments translated, its dynamic shared memory reckoned)
   const launches = sequence.flatMap((prepared) =>
-    prepared.kernels.map((k) => ({
-      module: prepared.compiled as CudaModule,
-      name: k.kernel.entryPoint,
-      args: k.args.map((a): CudaKernelArgument => {
-        if (a.kind === 'local') throw new Error('CUDA takes no local-memory argument');
-        return a.kind === 'buffer'
-          ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
-          : { kind: 'scalar', dtype: a.dtype, value: a.value };
-      }),
-      grid: k.groupCount,
-      block: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
-    })),
+    prepared.kernels.map((k) =>
+      d.device.queuedLaunch(
+        prepared.compiled as CudaModule,
+        k.kernel,
+        k.args,
+        k.groupCount,
+        k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
+      ),
+    ),
   );
-  const queue = () => launches.forEach((l) => context.launch(l.module, l.name, l.args, l.grid, l.block));
+  const queue = () => launches.forEach((launch) => launch());
   const once = () => {
     queue(); // the lead (above)
     return context.timeQueued(queue) / 1e3;

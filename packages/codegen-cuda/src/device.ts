@@ -38,6 +38,18 @@ const CUDA_DEVICE_OPTIONS = optionKeys<CudaContextOptions>()(['bufferPoolBytes',
 export interface CudaDevice extends Device<CudaExtra, CudaModule> {
   /** The CUDA context it runs on: its device info, modules and buffers. */
   readonly context: CudaContext;
+  /**
+   * The launch `launch` would make, as a function that queues it on the context without waiting
+   * (the arguments translated and the dynamic shared memory reckoned once): what a benchmark
+   * queues between two events, `context.timeQueued(() => queue())`.
+   */
+  queuedLaunch(
+    compiled: CudaModule,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+    localSize: readonly number[],
+  ): () => void;
 }
 
 /**
@@ -103,13 +115,24 @@ class NvidiaDevice implements CudaDevice {
     groupCount: readonly number[],
     localSize: readonly number[],
   ): Promise<void> {
+    this.queuedLaunch(compiled, kernel, args, groupCount, localSize)();
+  }
+
+  queuedLaunch(
+    compiled: CudaModule,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+    localSize: readonly number[],
+  ): () => void {
     // a kernel without local axes still runs blocks of one thread, along as many axes as its grid
     const block = groupCount.map((_, axis) => localSize[axis] ?? 1);
     // local arrays sized at launch are no parameters: the launch's dynamic shared memory holds them,
     // after the arrays of constant size carved out of it (those of a kernel above 48 KiB)
     const carved = this.#carvedSharedBytes.get(compiled)?.[kernel.entryPoint] ?? 0;
     const shared = carved + dynamicSharedBytes(args.flatMap((a) => (a.kind === 'local' ? [a.byteLength] : [])));
-    this.context.launch(compiled, kernel.entryPoint, kernelArguments(args), groupCount, block, shared);
+    const translated = kernelArguments(args);
+    return () => this.context.launch(compiled, kernel.entryPoint, translated, groupCount, block, shared);
   }
 
   release(buffer: DeviceBuffer): void {
