@@ -12,6 +12,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   addDtypes,
+  checkProgramLimits,
+  COMMON_LIMITS,
+  generateCode,
+  tagInames,
+  temporaryVariable,
   bfloat16Bits,
   bfloat16Value,
   LoomError,
@@ -201,6 +206,31 @@ for (const device of testDevices()) {
     assert.is(values(out.once as Uint16Array)[0], 1.0078125);
   });
 }
+
+test('a local bfloat16 array computed in float takes 4 bytes an element against the device limits', async () => {
+  const { openclTarget } = await import('@loom/codegen-opencl');
+  let knl = makeKernel(
+    '{ [i, j]: 0<=i<n and 0<=j<6000 }',
+    ['t[j] = a[i] {id=fill}', 'out[i] = t[5999] {dep=fill}'],
+    [temporaryVariable('t', { dtype: 'bfloat16', shape: [6000], addressSpace: 'local' }), '...'],
+  );
+  knl = addDtypes(knl, { a: 'bfloat16' });
+  knl = tagInames(knl, { i: 'g.0' });
+  const target = openclTarget();
+  const { program } = generateCode(knl, target);
+  // 6000 bfloat16s are 12000 bytes as stored, 24000 as the floats the kernel holds
+  checkProgramLimits(program, { ...COMMON_LIMITS, maxLocalMemoryBytes: 16384 }, 'a device');
+  assert.throws(
+    () =>
+      checkProgramLimits(
+        program,
+        { ...COMMON_LIMITS, maxLocalMemoryBytes: 16384 },
+        'a device',
+        targetFacts(target).heldInFloat,
+      ),
+    /take 24000 bytes per work-group/,
+  );
+});
 
 test('a bfloat16 host array is its bits: a Float32Array passed for one is refused', async () => {
   const { cpuDevice } = await import('@loom/codegen-js');

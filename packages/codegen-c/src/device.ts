@@ -8,6 +8,7 @@ import {
   checkBufferSize,
   checkOptionKeys,
   checkProgramLimits,
+  targetFacts,
   COMMON_LIMITS,
   getDefaultCacheSize,
   LoomError,
@@ -120,7 +121,7 @@ class NativeDevice implements CDevice {
     if (code.target !== 'c') throw new LoomError(`the C device runs C, not ${code.target} code`);
     const cached = this.programs.get(code.code);
     if (cached) return cached;
-    checkProgramLimits(code.program, this.limits, this.name);
+    checkProgramLimits(code.program, this.limits, this.name, targetFacts(this.target).heldInFloat);
     code.program.kernels.forEach((k, i) => checkGroupStack(k.name, k.localSize, code.extra.groupStackBytes[i]));
     const { library: file } = await compileToCache(this.compiler, code.code, this.flags);
     const library = this.koffi.load(file);

@@ -7,6 +7,7 @@ import {
   checkBufferSize,
   checkOptionKeys,
   checkProgramLimits,
+  targetFacts,
   COMMON_LIMITS,
   isImmutableArguments,
   LoomError,
@@ -85,7 +86,7 @@ class NvidiaDevice implements CudaDevice {
   ): Promise<CudaModule> {
     if (code.target !== this.target.name) throw new LoomError(`a CUDA device cannot run ${code.target} code`);
     // before NVRTC sees it: the same refusals, in the same words, as on every device
-    checkProgramLimits(code.program, this.limits, this.name);
+    checkProgramLimits(code.program, this.limits, this.name, targetFacts(this.target).heldInFloat);
     const module = this.context.buildModule(code.code, options.buildOptions ?? []);
     this.#carvedSharedBytes.set(module, code.extra.carvedSharedBytes);
     return module;

@@ -8,6 +8,7 @@ import {
   byteSize,
   checkBufferSize,
   checkProgramLimits,
+  targetFacts,
   COMMON_LIMITS,
   evaluateInt,
   valuesEnv,
@@ -111,7 +112,7 @@ class JsDevice implements CpuDevice {
     if (code.target !== 'js') throw new LoomError(`the CPU device runs JavaScript, not ${code.target} code`);
     const cached = this.programs.get(code.code);
     if (cached) return cached;
-    checkProgramLimits(code.program, this.limits, this.name);
+    checkProgramLimits(code.program, this.limits, this.name, targetFacts(this.target).heldInFloat);
     const program = compileProgram(code);
     this.programs.set(code.code, program);
     return program;

@@ -5,6 +5,7 @@
 import {
   checkBufferSize,
   checkProgramLimits,
+  targetFacts,
   COMMON_LIMITS,
   imageExtents,
   isImmutableArguments,
@@ -86,7 +87,7 @@ class ClDevice implements OpenCLDevice {
   ): Promise<OpenCLProgram> {
     if (code.target !== 'opencl') throw new LoomError(`an OpenCL device cannot run ${code.target} code`);
     // before the driver sees it: PoCL crashes the process on a huge private array
-    checkProgramLimits(code.program, this.limits, this.name);
+    checkProgramLimits(code.program, this.limits, this.name, targetFacts(this.target).heldInFloat);
     const workaround = isPocl(this.context.info) && needsUnoptimisedPoclBuild(code.program) ? ['-cl-opt-disable'] : [];
     return this.context.buildProgram(code.code, [
       ...this.semanticsOptions(),

@@ -78,6 +78,8 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     runtimeSizedArrays: ['local'],
     localArraysAsArguments: true,
     atomicDTypes: OPENCL_ATOMIC_DTYPES,
+    // bfloat16 computed in float, and float16 without cl_khr_fp16: their temporaries are floats
+    heldInFloat: halfStorage ? ['float16', 'bfloat16'] : ['bfloat16'],
     // image2d_t/image3d_t read through a sampler (images.ts); the device makes them at launch
     images: 'native',
     subgroups: SUBGROUP_SUPPORT[subgroups],

@@ -16,6 +16,7 @@
 import {
   checkBufferSize,
   checkProgramLimits,
+  targetFacts,
   DEFAULT_POOL_BYTES,
   getDefaultCacheSize,
   LoomError,
@@ -235,7 +236,7 @@ class WgpuDevice implements WebGPUDevice {
     let entry = this.programs.get(code.code);
     if (!entry) {
       // before Dawn sees it: a private array past WGSL's limits is otherwise "a bug in Loom's WGSL target"
-      checkProgramLimits(code.program, this.limits, this.name);
+      checkProgramLimits(code.program, this.limits, this.name, targetFacts(this.target).heldInFloat);
       const program = new WgslProgram(this.gpuDevice, code);
       entry = program.variant(false).then(() => program);
       this.programs.set(code.code, entry);

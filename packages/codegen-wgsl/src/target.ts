@@ -142,6 +142,8 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     signedZeros: false,
     flushesSubnormals: ['float32', 'bfloat16'],
     relaxedFloatAccuracy: true,
+    // bfloat16 computed in f32: its temporaries are f32s (types.ts)
+    heldInFloat: ['bfloat16'],
     // texture_2d/texture_3d read with textureLoad (bindings.ts); the device fills them at launch
     images: 'native',
     // a function reaches the arrays by their module-scope bindings (it can take no storage

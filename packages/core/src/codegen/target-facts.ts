@@ -55,6 +55,8 @@ export interface TargetFacts {
   readonly signedZeros: boolean;
   /** The float dtypes whose subnormal values may be flushed to zero. */
   readonly flushesSubnormals: ReadonlySet<DType>;
+  /** The 16-bit float dtypes its temporaries hold as float32 (4 bytes an element: they are computed in float). */
+  readonly heldInFloat: ReadonlySet<DType>;
   /** Whether float division, math functions and `fma` are held only to WGSL's looser accuracy. */
   readonly relaxedFloatAccuracy: boolean;
   /** How it reads image arguments: as images, as global arrays, or not at all (and why). */
@@ -113,6 +115,7 @@ function readFacts(target: Target): TargetFacts {
     floatSpecials: target.floatSpecials ?? true,
     signedZeros: target.signedZeros ?? true,
     flushesSubnormals: new Set(target.flushesSubnormals ?? []),
+    heldInFloat: new Set(target.heldInFloat ?? []),
     relaxedFloatAccuracy: target.relaxedFloatAccuracy ?? false,
     images: target.images ?? 'emulated',
     deviceFunctions: target.deviceFunctions ?? false,

@@ -154,6 +154,13 @@ export interface Target<Extra = unknown> {
    */
   readonly flushesSubnormals?: readonly DType[];
   /**
+   * The 16-bit float dtypes its private and local temporaries hold as float32, computing in float
+   * (bfloat16 everywhere, float16 without half arithmetic), but for tiles that matrix instructions
+   * load: each element takes 4 bytes of the device's memory, which its limits are checked against.
+   * Default none.
+   */
+  readonly heldInFloat?: readonly DType[];
+  /**
    * Whether float division, math functions and `fma` are held only to a looser accuracy than
    * OpenCL C's: WGSL's `/` is within 2.5 ulp, its `exp` and `log` have absolute error bounds near
    * 0, and its `fma` is as accurate as `a * b + c` (it may round twice). Default false: `/`

@@ -33,6 +33,7 @@ import { NO_VIEWS, type ViewLayout } from './views.ts';
 import { checkGridLimits } from './limits.ts';
 import { pieceStrides, type SepLayout } from './sep-pieces.ts';
 import type { BoundsChecks } from '../codegen/access-guards.ts';
+import { targetFacts } from '../codegen/target-facts.ts';
 
 /** A caller's array as the plan has it: where its buffer goes, how large it is, what it must hold. */
 export interface PlannedArray {
@@ -292,8 +293,14 @@ async function makePlan(
     const localSize = kernel.grid.localSize.map((l) => size(l, 'the work-group size'));
     // an empty grid, or work-groups of no work-items (n = 0), runs nothing
     if (groupCount.some((g) => g <= 0) || localSize.some((l) => l <= 0)) continue;
-    checkGridLimits(kernel.function, groupCount, localSize, device.limits, device.name, (l) =>
-      size(l, 'the size of a temporary'),
+    checkGridLimits(
+      kernel.function,
+      groupCount,
+      localSize,
+      device.limits,
+      device.name,
+      (l) => size(l, 'the size of a temporary'),
+      targetFacts(device.target).heldInFloat,
     );
     const launchArgs = kernel.parameters.map(
       (p): PlannedArgument => Object.freeze(plannedArgument(p, binding.values, slot)),

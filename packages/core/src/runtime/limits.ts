@@ -17,7 +17,7 @@
  * The CPU device has no hardware limits of its own; it takes `COMMON_LIMITS`, those of a
  * typical GPU, so a kernel that runs there runs on the GPUs too.
  */
-import { byteSize } from '../dtypes.ts';
+import { byteSize, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { KernelFunction, ProgramAst } from '../codegen/ast.ts';
 import { statementsOfKind } from '../codegen/stmt-visit.ts';
@@ -76,12 +76,28 @@ export const MAX_INDEX = 2 ** 31 - 1;
 
 const AXES = ['x', 'y', 'z'];
 
-/** Refuses a program whose work-groups or temporaries do not fit the device: call before compiling it. */
-export function checkProgramLimits(program: ProgramAst, limits: DeviceLimits, device: string): void {
-  for (const kernel of program.kernels) checkKernelLimits(kernel, limits, device);
+/**
+ * Refuses a program whose work-groups or temporaries do not fit the device: call before compiling
+ * it. `heldInFloat`: the 16-bit floats its target's temporaries hold as float32 (`targetFacts`'),
+ * 4 bytes an element.
+ */
+export function checkProgramLimits(
+  program: ProgramAst,
+  limits: DeviceLimits,
+  device: string,
+  heldInFloat: ReadonlySet<DType> = NONE,
+): void {
+  for (const kernel of program.kernels) checkKernelLimits(kernel, limits, device, heldInFloat);
 }
 
-function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device: string): void {
+const NONE: ReadonlySet<DType> = new Set();
+
+function checkKernelLimits(
+  kernel: KernelFunction,
+  limits: DeviceLimits,
+  device: string,
+  heldInFloat: ReadonlySet<DType>,
+): void {
   const where = `kernel '${kernel.name}'`;
   if (kernel.localSize.length > 3)
     throw new LoomError(
@@ -90,7 +106,7 @@ function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device:
   // a size known only at launch is checked there (checkGridLimits)
   const size = constantLocalSize(kernel.localSize);
   if (size) checkWorkGroupSize(kernel, size, limits, device);
-  checkMemory(kernel, declaredMemory(kernel), limits, device);
+  checkMemory(kernel, declaredMemory(kernel, heldInFloat), limits, device);
 }
 
 /** Refuses private or local temporaries past the device's memory (`atLaunch`: sizes evaluated for one launch). */
@@ -166,7 +182,11 @@ interface DeclaredMemory {
  * size known only at launch, as `lengthOf` evaluates it). Without `lengthOf` those count
  * nothing: they are checked at each launch (checkGridLimits).
  */
-function declaredMemory(kernel: KernelFunction, lengthOf?: (length: Expr) => number): DeclaredMemory {
+function declaredMemory(
+  kernel: KernelFunction,
+  heldInFloat: ReadonlySet<DType>,
+  lengthOf?: (length: Expr) => number,
+): DeclaredMemory {
   const out = { private: 0, local: 0, privateNames: [] as string[], localNames: [] as string[] };
   // local arrays passed as arguments (OpenCL's __local T *) count as declared ones
   const passed = (kernel.localArguments ?? []).map((l) => ({ ...l, addressSpace: 'local' as const }));
@@ -177,7 +197,9 @@ function declaredMemory(kernel: KernelFunction, lengthOf?: (length: Expr) => num
       typeof length === 'number' ? `'${s.name}'` : `'${s.name}' (${printExpr(length)} = ${elements} elements)`;
     // a tensor tile's accumulator is spread over the registers of a subgroup's lanes
     const share = 'matrix' in s && s.matrix ? s.matrix.lanes : 1;
-    const bytes = (elements * byteSize(s.dtype)) / share;
+    // a 16-bit float computed in float is held as one, but in a tile matrix instructions load
+    const inFloat = heldInFloat.has(s.dtype) && !('matrixOperand' in s && s.matrixOperand);
+    const bytes = (elements * (inFloat ? 4 : byteSize(s.dtype))) / share;
     if (s.addressSpace === 'private') {
       out.private += bytes;
       out.privateNames.push(name);
@@ -201,13 +223,14 @@ export function checkGridLimits(
   limits: DeviceLimits,
   device: string,
   lengthOf: (length: Expr) => number,
+  heldInFloat: ReadonlySet<DType> = NONE,
 ): void {
   if (!constantLocalSize(kernel.localSize)) checkWorkGroupSize(kernel, localSize, limits, device);
   // temporaries sized at launch (a prefetch of a[:, :] over 0 <= i, j < n) with the sizes of this one
   const parametric =
     kernel.localArguments?.length ||
     statementsOfKind(kernel.body, 'declare').some((d) => d.length !== undefined && typeof d.length !== 'number');
-  if (parametric) checkMemory(kernel, declaredMemory(kernel, lengthOf), limits, device, ' at this launch');
+  if (parametric) checkMemory(kernel, declaredMemory(kernel, heldInFloat, lengthOf), limits, device, ' at this launch');
   for (let axis = 0; axis < groupCount.length; axis++) {
     const items = groupCount[axis] * (localSize[axis] ?? 1);
     if (items > MAX_INDEX) {

@@ -52,6 +52,7 @@ import { allAccesses } from '../../kernel/accesses.ts';
 import { ilpRange } from '../../preprocess/privatize-ilp.ts';
 import { toLinear } from '../../expr/affine.ts';
 import { Linear } from '../../linear.ts';
+import { targetFacts } from '../../codegen/target-facts.ts';
 
 const WARP = 32;
 const SECTOR = 32;
@@ -345,7 +346,7 @@ export function predictScheduleTime(
   options: { readonly parallelism?: number; readonly computeUnits?: number } = {},
 ): CostBreakdown {
   const program = buildProgram(knl, device.target);
-  checkProgramLimits(program, device.limits, device.name);
+  checkProgramLimits(program, device.limits, device.name, targetFacts(device.target).heldInFloat);
   return predictCost(knl, program, profile, sizes, deviceShape(device, options));
 }
 

@@ -21,6 +21,7 @@ import {
   type GroupRestrictions,
 } from './space.ts';
 import { applySchedule, scheduleScript, type ScheduleStep } from './steps.ts';
+import { targetFacts } from '../../codegen/target-facts.ts';
 
 /** A candidate the model ranked: its steps, its script and the model's time. */
 export interface PredictedCandidate {
@@ -70,7 +71,7 @@ export function rankCandidates(
       try {
         const candidate = applySchedule(knl, c.steps);
         const program = buildProgram(candidate, device.target);
-        checkProgramLimits(program, device.limits, device.name);
+        checkProgramLimits(program, device.limits, device.name, targetFacts(device.target).heldInFloat);
         const cost = predictCost(candidate, program, profile, sizes, shape);
         const p: PredictedCandidate = { steps: c.steps, script, seconds: cost.seconds, cost };
         predicted.push(p);
