@@ -18,9 +18,20 @@ import { eq, ge, type BasicSet } from '../sets/index.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { scheduledInstructions, type ScheduleItem } from './linearize.ts';
 
+/**
+ * A barrier across the work-group that a dependency needs, and the memory it must fence: local
+ * memory, or global memory that only the work-items of one group share (OpenCL's
+ * CLK_GLOBAL_MEM_FENCE, WGSL's storageBarrier).
+ */
 interface Need {
-  readonly scope: 'local';
+  readonly fence: 'local' | 'global' | 'both';
   readonly comment: string;
+}
+
+/** The barriers a need is met by: one fencing its memory, or (`both`) one for each, global memory's first. */
+function barriersFor(need: Need, comment = need.comment): ScheduleItem[] {
+  const fences = need.fence === 'both' ? (['global', 'local'] as const) : [need.fence];
+  return fences.map((scope) => ({ kind: 'barrier', scope, comment }));
 }
 
 /**
@@ -203,7 +214,7 @@ class SyncAnalysis {
         }
         const need = this.firstNeed(pending, insn.id, 'forward', loops);
         if (need) {
-          out.push({ kind: 'barrier', scope: 'local', comment: need.comment });
+          out.push(...barriersFor(need));
           pending = [];
         }
         out.push(item);
@@ -215,7 +226,7 @@ class SyncAnalysis {
           .map((r) => this.firstNeed(pending, r, 'forward', loops))
           .find((n) => n);
         if (entry) {
-          out.push({ kind: 'barrier', scope: 'local', comment: entry.comment });
+          out.push(...barriersFor(entry));
           pending = [];
         }
         const inner = this.walk(item.body, pending, [...loops, item]);
@@ -234,11 +245,7 @@ class SyncAnalysis {
         }
         const carried = head.map((r) => this.firstNeed(inner.since, r, 'carried', loops)).find((n) => n);
         if (carried) {
-          body.push({
-            kind: 'barrier',
-            scope: 'local',
-            comment: `${carried.comment} across iterations of '${item.iname}'`,
-          });
+          body.push(...barriersFor(carried, `${carried.comment} across iterations of '${item.iname}'`));
           after = [];
         }
         out.push({ kind: 'loop', iname: item.iname, body });
@@ -260,15 +267,21 @@ class SyncAnalysis {
     loops: readonly OpenLoop[],
   ): Need | undefined {
     if (!this.parallel) return undefined;
+    // every pending write is asked: the barrier must fence each memory one of them needs
+    let first: Need | undefined;
+    const fences = new Set<Need['fence']>();
     for (const writer of pending) {
       const open = this.openLoops.get(writer) ?? [];
       let shared = 0;
       while (shared < Math.min(open.length, loops.length) && open[shared] === loops[shared]) shared++;
       const iterations = { same: loops.slice(0, shared).map((l) => l.iname) };
       const need = this.need(writer, reader, mode, undefined, iterations);
-      if (need) return need;
+      if (!need) continue;
+      first ??= need;
+      fences.add(need.fence);
     }
-    return undefined;
+    if (!first) return undefined;
+    return fences.size > 1 ? { ...first, fence: 'both' } : first;
   }
 
   /**
@@ -301,7 +314,10 @@ class SyncAnalysis {
       // what a work-item copied asynchronously is not there for its own reads until a barrier's wait
       const pendingCopy = this.byId.get(prerequisite)!.asyncCopy === true;
       if (this.sameWorkItem(v, a, b, iterations, pendingCopy)) continue;
-      const scope = space === 'global' && this.usesGroups(a, b) ? 'global' : 'local';
+      // global memory that work-items of different groups share needs a global barrier; shared
+      // only within each group (softmax's row maximum, a group a row), a barrier fencing it
+      const crossesGroups = space === 'global' && this.usesGroups(a, b) && !this.withinEachGroup(v, a, b, iterations);
+      const scope = crossesGroups ? 'global' : 'local';
       if (only === 'global' && scope !== 'global') continue;
       if (waivesBarrier(a, b.id, scope) || waivesBarrier(b, a.id, scope)) continue;
       if (scope === 'global') {
@@ -309,7 +325,7 @@ class SyncAnalysis {
           `${this.knl.name}: Dependency '${dependent} depends on ${prerequisite}' (for variable '${v}') requires synchronization by a global barrier (add a 'no_sync_with' instruction option to state that no synchronization is needed)`,
         );
       }
-      return { scope: 'local', comment: `for ${v} (${dependent} depends on ${prerequisite})` };
+      return { fence: space, comment: `for ${v} (${dependent} depends on ${prerequisite})` };
     }
     return undefined;
   }
@@ -423,6 +439,21 @@ class SyncAnalysis {
     if (distinguishing === 'any') return both.isEmpty();
     return distinguishing.every(
       (n) => both.addConstraints([apart(n, 1)]).isEmpty() && both.addConstraints([apart(n, -1)]).isEmpty(),
+    );
+  }
+
+  /**
+   * Whether the work-items that share an element of global `v` between `a` and `b` are always of
+   * one group: both run within the same group inames, and no element is reached from two values
+   * of one of them (`mx[i]` with i on g.0, written by one work-item of the group and read by all).
+   */
+  private withinEachGroup(v: string, a: Instruction, b: Instruction, iterations: Iterations): boolean {
+    const groupsOf = (i: Instruction) => i.withinInames.filter((n) => this.knl.inameTags.get(n)?.kind === 'group');
+    const [ga, gb] = [groupsOf(a), groupsOf(b)];
+    if (ga.length === 0 || ga.length !== gb.length || ga.some((n) => !gb.includes(n))) return false;
+    const of = (i: Instruction) => (this.accesses.get(i.id) ?? []).filter((x) => x.array === v);
+    return of(a).every((x) =>
+      of(b).every((y) => !(x.isWrite || y.isWrite) || this.noElementShared(x.indices, a, y.indices, b, ga, iterations)),
     );
   }
 

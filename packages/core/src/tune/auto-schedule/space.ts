@@ -45,6 +45,12 @@ export interface KernelAnalysis {
   readonly reduction?: { readonly iname: string; readonly extent: number };
   /** Global arrays read inside that reduction, with the inames their indices use. */
   readonly reads: readonly { readonly array: string; readonly inames: ReadonlySet<string> }[];
+  /**
+   * Where the kernel reduces, but not over one iname alone: the untagged inames besides the
+   * parallel ones, each a row some instructions reduce or loop over (softmax's maximum over k, its
+   * sum over l, its quotients over j), with their extents. A work-group can take a row together.
+   */
+  readonly rows?: readonly { readonly iname: string; readonly extent: number }[];
 }
 
 /** One point of the space: its steps and a short name for progress reports. */
@@ -85,7 +91,16 @@ export function analyzeKernel(knl: LoopKernel, sizes: Readonly<Record<string, nu
     });
   const pure = [...reduced].filter((r) => !looped.has(r) && !tagged.has(r));
   const extent = pure.length === 1 && reduced.size === 1 ? extentOf(knl, pure[0]!, sizes) : undefined;
-  if (extent === undefined) return { parallel, reads: [] };
+  if (extent === undefined) {
+    const across = new Set(parallel.map((p) => p.iname));
+    const rows = knl.inames
+      .filter((i) => !across.has(i) && !tagged.has(i))
+      .flatMap((iname) => {
+        const e = extentOf(knl, iname, sizes);
+        return e === undefined ? [] : [{ iname, extent: e }];
+      });
+    return { parallel, reads: [], ...(reduced.size > 0 && rows.length > 0 ? { rows } : {}) };
+  }
   const iname = pure[0]!;
   const reads = new Map<string, Set<string>>();
   for (const access of allAccesses(knl)) {
@@ -340,17 +355,21 @@ function candidateOf(
  * Reductions across the work-group: each parallel iname whole on a group axis, the reduction
  * iname split with its inner part on l.0 (a tree in local memory, which realizeReductions
  * builds), as a row sum reads a long row with neighbouring work-items on neighbouring elements.
+ * Where the kernel has several rows (`KernelAnalysis.rows`: softmax's maximum, sum and quotients),
+ * each is split so, over the same work-items: a work-group takes a row, one pass after another.
  */
 function treeCandidates(analysis: KernelAnalysis, restrictions: GroupRestrictions) {
-  const r = analysis.reduction;
-  if (!r || analysis.parallel.length > 3 || restrictions.localMemory === false) return [];
+  const rows = analysis.reduction ? [analysis.reduction] : (analysis.rows ?? []);
+  if (rows.length === 0 || analysis.parallel.length > 3 || restrictions.localMemory === false) return [];
   const tags = Object.fromEntries(analysis.parallel.map((p, axis) => [p.iname, `g.${axis}`]));
+  const longest = Math.max(...rows.map((r) => r.extent));
   return [32, 64, 128, 256]
-    .filter((size) => size <= restrictions.maxGroup && size < 2 * r.extent)
+    .filter((size) => size <= restrictions.maxGroup && size < 2 * longest)
     .map((size): Candidate => {
       const steps: ScheduleStep[] = analysis.parallel.length ? [{ kind: 'tag', tags }] : [];
-      steps.push({ kind: 'split', iname: r.iname, factor: size, inner: 'l.0' });
-      return { steps, label: `${r.iname}: a tree over ${size} work-items` };
+      for (const r of rows) steps.push({ kind: 'split', iname: r.iname, factor: size, inner: 'l.0' });
+      const what = rows.map((r) => r.iname).join(', ');
+      return { steps, label: `${what}: ${rows.length > 1 ? 'rows' : 'a tree'} over ${size} work-items` };
     });
 }
 
