@@ -4,7 +4,7 @@
  * negative zeros and subnormals among float inputs and literals. Drawn from streams of their
  * own, so that every other seed keeps the kernel it had (and the CI sample its cases).
  */
-import { temporaryVariable, type DType } from '@loom/core';
+import { isFloat, temporaryVariable, type DType } from '@loom/core';
 import type { FeatureSet } from './features.ts';
 import { Rng } from './random.ts';
 
@@ -25,6 +25,7 @@ const EDGES: Partial<Record<DType, readonly number[]>> = {
   int32: [-(2 ** 31), 2 ** 31 - 1, -5],
   uint32: [0, 2 ** 32 - 1, 9],
   float16: [65504, -65504, 2 ** -14, 0.1, 1 / 3, 1],
+  bfloat16: [3.3895313892515355e38, -3.3895313892515355e38, 2 ** -126, 0.1, 1 / 3, 1],
   float32: [3.4028234663852886e38, -3.4028234663852886e38, 2 ** -126, 0.1, 1 / 3, -2.5],
   float64: [Number.MAX_VALUE, -Number.MAX_VALUE, 2 ** -1022, 0.1, 1 / 3],
 };
@@ -32,6 +33,7 @@ const EDGES: Partial<Record<DType, readonly number[]>> = {
 /** Subnormals of each float dtype (WGSL may flush float32's; `subnormals`). */
 const SUBNORMALS: Partial<Record<DType, readonly number[]>> = {
   float16: [2 ** -24, -(2 ** -20)],
+  bfloat16: [2 ** -133, -(2 ** -130)],
   float32: [2 ** -149, -1e-40],
   float64: [5e-324, -1e-310],
 };
@@ -43,18 +45,18 @@ export const sideStream = (seed: number, salt: number): Rng => new Rng((seed ^ s
 export function drawTable(seed: number, features: FeatureSet, dtype: DType): DrawnTable | undefined {
   const rng = sideStream(seed, 0x7ab1e5);
   if (!features.has('constantTables') || dtype.startsWith('complex') || !rng.chance(0.25)) return undefined;
-  const floatCase = dtype.startsWith('float');
+  const floatCase = isFloat(dtype);
   // an integer case reads integer tables only: a float beyond int32 converts differently per device
   const dtypes = (Object.keys(EDGES) as DType[]).filter(
     (t) =>
-      (floatCase || !t.startsWith('float')) &&
+      (floatCase || !isFloat(t)) &&
       (features.has('wideTypes') || t !== 'float64') &&
       (dtype !== 'float32' || t !== 'float64'),
   );
   const tableType = rng.pick(dtypes);
   const pool = [
     ...EDGES[tableType]!,
-    ...(features.has('signedZeros') && tableType.startsWith('float') ? [-0] : []),
+    ...(features.has('signedZeros') && isFloat(tableType) ? [-0] : []),
     ...(features.has('subnormals') ? (SUBNORMALS[tableType] ?? []) : []),
   ];
   const values = rng.shuffle(pool).slice(0, rng.int(1, pool.length));
