@@ -9,7 +9,9 @@
  * statistics, loopy's transformation catalogue: transformations alone are 108 KB minified); with
  * @loom/elementwise 140 KB then, 204 KB now (acorn, the payload parser, is 34 KB of it). Before
  * issue 13 they were 269 KB and 293 KB (mathjs alone was 188 KB); 156 KB and 219 KB at issue 25,
- * when @loom/dsl stopped bringing @loom/computation (72 KB) into its bundles. The budgets leave
+ * when @loom/dsl stopped bringing @loom/computation (72 KB) into its bundles; 235 KB, 303 KB and
+ * 225 KB at issue 30, after bfloat16 (its codec, WGSL's packed words and rounding) and asynchronous
+ * copies, when the budgets were raised by 10 KB. The budgets leave
  * room for growth: passing one means looking at what grew before raising it. The README states
  * the sizes: each test prints what it measures and checks the README's figure is within 10% of
  * it, so that the README cannot go stale unnoticed.
@@ -62,17 +64,17 @@ test('@loom/dsl bundles without @loom/computation (an optional peer, reached onl
 const BUNDLES: readonly { readonly packages: readonly string[]; readonly budget: number; readonly readme: RegExp }[] = [
   {
     packages: ['@loom/core', '@loom/codegen-wgsl'],
-    budget: 235,
+    budget: 245,
     readme: /`@loom\/core` \+ `@loom\/codegen-wgsl` come to about (\d+) KB minified and gzipped/,
   },
   {
     packages: ['@loom/core', '@loom/codegen-wgsl', '@loom/elementwise'],
-    budget: 305,
+    budget: 315,
     readme: /with `@loom\/elementwise` about (\d+) KB/,
   },
   {
     packages: ['@loom/dsl', '@loom/codegen-wgsl'],
-    budget: 225,
+    budget: 235,
     readme: /`@loom\/dsl` with `@loom\/codegen-wgsl` about (\d+) KB/,
   },
 ];

@@ -74,7 +74,8 @@ export const cDialect: CDialect = {
   kernelDeclaration: (k, params) =>
     `static void ${k.name}(${[...params, `int const *__restrict__ ${GROUP_IDS}`].join(', ')})`,
   functionDeclaration: (name, params) => `static void ${name}(${params.join(', ')})`,
-  arrayParameter: (p, type) => `${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+  arrayParameter: (p, type, restrict) =>
+    `${type}${p.written ? '' : ' const'} *${restrict ? '__restrict__ ' : ''}${p.name}`,
   // one address space on a CPU
   addressSpace: () => '',
   // a group's local memory is the group function's own arrays: each call (each group) has its own

@@ -109,8 +109,11 @@ export interface CDialect {
    * its printed parameters: `void f(...)`, CUDA's `__device__ void f(...)`.
    */
   functionDeclaration(name: string, params: readonly string[]): string;
-  /** An array parameter's declaration: its element or vector type `type`, const unless written. */
-  arrayParameter(p: KernelParam, type: string): string;
+  /**
+   * An array parameter's declaration: its element or vector type `type`, const unless written,
+   * `restrict` where it may be declared so (`__restrict__`).
+   */
+  arrayParameter(p: KernelParam, type: string, restrict: boolean): string;
   /**
    * A local array sized at launch as a kernel parameter (`__local float *__restrict__ a_fetch`),
    * for a language whose target states `localArraysAsArguments`; absent elsewhere.

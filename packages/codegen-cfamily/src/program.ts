@@ -21,6 +21,7 @@ import {
   type KernelParam,
   type NarrowFloat,
   type ProgramAst,
+  type Stmt,
   indexFacts,
 } from '@loom/core';
 import type { CDialect, HalfStorageSpelling, LocalArraySpelling } from './dialect.ts';
@@ -158,7 +159,7 @@ function printProgram(
 
 /** A device function: a callee kernel's code, its parameters declared as a kernel's are. */
 function printFunction(f: DeviceFunction, printer: CExpressionPrinter): string {
-  const params = printParameters(f.params, printer);
+  const params = printParameters(f.params, printer, sharesGlobalMemory(f.body));
   printer.indexFacts = indexFacts(f);
   return [
     printer.dialect.functionDeclaration(f.name, params),
@@ -169,7 +170,17 @@ function printFunction(f: DeviceFunction, printer: CExpressionPrinter): string {
 }
 
 /** The parameters declared, the printer told what each is (address space, vectors, images, atomics). */
-function printParameters(list: readonly FunctionParam[], printer: CExpressionPrinter): string[] {
+/**
+ * Whether work-items of the code share global memory through barriers that fence it (a row's
+ * maximum written by one work-item and read by its group). Its written arrays are then no
+ * `restrict` pointers: a compiler may move loads through a restrict pointer across a barrier,
+ * which does not take the pointer (NVIDIA's compilers did, and the other work-items read stale values).
+ */
+function sharesGlobalMemory(body: Stmt): boolean {
+  return statementsOfKind(body, 'barrier').some((b) => b.scope === 'global');
+}
+
+function printParameters(list: readonly FunctionParam[], printer: CExpressionPrinter, shared: boolean): string[] {
   const { dialect } = printer;
   const own = list.filter((p): p is KernelParam => p.kind !== 'private');
   for (const p of list) if (p.kind === 'private') printer.addressSpaces.set(p.name, 'private');
@@ -198,11 +209,13 @@ function printParameters(list: readonly FunctionParam[], printer: CExpressionPri
       if (!dialect.images) throw new InternalError(`'${p.name}' is an image, which ${dialect.language} cannot declare`);
       return dialect.images.parameter(p);
     }
-    if (p.struct) return dialect.arrayParameter(p, p.struct.name);
+    const restrict = !(shared && p.written);
+    if (p.struct) return dialect.arrayParameter(p, p.struct.name, restrict);
     const vector = p.vectorWidth !== undefined && !dialect.vectors.packed.includes(p.vectorWidth);
     return dialect.arrayParameter(
       p,
       vector ? dialect.vectors.type(p.dtype as DType, p.vectorWidth!) : dialect.type(p.dtype),
+      restrict,
     );
   });
 }
@@ -212,7 +225,7 @@ function printKernel(
   printer: CExpressionPrinter,
 ): { text: string; declaration: string; carvedBytes: number[] } {
   const { dialect } = printer;
-  const params = printParameters(k.params, printer);
+  const params = printParameters(k.params, printer, sharesGlobalMemory(k.body));
   printer.indexFacts = indexFacts(k);
   // local arrays of constant size beyond what the language declares statically: carved first
   const constant = constantLocalArrays(k, printer);

@@ -107,7 +107,8 @@ export const cudaDialect: CDialect = {
   },
   // CUDA's __constant__ is a variable's space, not a pointer's: a constant argument is a const pointer
   functionDeclaration: (name, params) => `__device__ void ${name}(${params.join(', ')})`,
-  arrayParameter: (p, type) => `${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+  arrayParameter: (p, type, restrict) =>
+    `${type}${p.written ? '' : ' const'} *${restrict ? '__restrict__ ' : ''}${p.name}`,
   // a pointer in CUDA has no address space: it is generic
   addressSpace: () => '',
   localQualifier: '__shared__ ',

@@ -46,8 +46,8 @@ export const openclDialect: CDialect = {
     return `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
   },
   functionDeclaration: (name, params) => `void ${name}(${params.join(', ')})`,
-  arrayParameter: (p, type) =>
-    `${p.kind === 'constant' ? '__constant' : '__global'} ${p.forAtomic ? 'volatile ' : ''}${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+  arrayParameter: (p, type, restrict) =>
+    `${p.kind === 'constant' ? '__constant' : '__global'} ${p.forAtomic ? 'volatile ' : ''}${type}${p.written ? '' : ' const'} *${restrict ? '__restrict__ ' : ''}${p.name}`,
   images: openclImages,
   addressSpace: (space) => `__${space} `,
   localQualifier: '__local ',

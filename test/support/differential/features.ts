@@ -56,7 +56,8 @@ export const FEATURES = {
   constantTables:
     'a constant table (temporaryVariable with an initializer) of any dtype, float16 and bfloat16 included, its values at the edges of the range',
   signedZeros: '−0 among float inputs, literals and tables (WGSL may ignore the sign of a zero)',
-  subnormals: 'subnormal floats among inputs, literals and tables (WGSL may flush float32 and bfloat16 subnormals to zero)',
+  subnormals:
+    'subnormal floats among inputs, literals and tables (WGSL may flush float32 and bfloat16 subnormals to zero)',
   // pointwise payloads (elementwise, issue 24): random JS payloads against plain JS (pointwise.ts)
   pointwiseWeakLiterals:
     'float literals and Math constants (1 / 3, Math.PI) in pointwise payloads, weak beside float32 or float64 data',
