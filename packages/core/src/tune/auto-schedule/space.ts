@@ -168,7 +168,7 @@ export function enumerateCandidates(
     [all[k], all[j]] = [all[j]!, all[k]!];
   }
   // the few reductions across the work-group are always ranked: no sample may miss the one way to read rows coalesced
-  const trees = treeCandidates(analysis, restrictions);
+  const trees = [...treeCandidates(analysis, restrictions), ...crossTreeCandidates(analysis, restrictions)];
   return [{ steps: [], label: 'unscheduled' }, ...trees, ...all.slice(0, restrictions.candidates ?? 48)];
 }
 
@@ -370,6 +370,27 @@ function treeCandidates(analysis: KernelAnalysis, restrictions: GroupRestriction
       for (const r of rows) steps.push({ kind: 'split', iname: r.iname, factor: size, inner: 'l.0' });
       const what = rows.map((r) => r.iname).join(', ');
       return { steps, label: `${what}: ${rows.length > 1 ? 'rows' : 'a tree'} over ${size} work-items` };
+    });
+}
+
+/**
+ * Reductions across a second local axis: the first parallel iname split onto l.0 by a warp's 32
+ * (neighbouring work-items on neighbouring elements of a row), the reduction iname split with its
+ * inner part on l.1 (each work-item sums every S-th element, then a tree in local memory across
+ * l.1), the other parallel inames whole on group axes: column sums read 32 columns a row at a time.
+ */
+function crossTreeCandidates(analysis: KernelAnalysis, restrictions: GroupRestrictions) {
+  const r = analysis.reduction;
+  const [first, ...others] = analysis.parallel;
+  if (!r || !first || others.length > 2 || restrictions.localMemory === false || first.extent < 32) return [];
+  const tags = Object.fromEntries(others.map((p, k) => [p.iname, `g.${k + 1}`]));
+  return [4, 8, 16, 32]
+    .filter((size) => 32 * size <= restrictions.maxGroup && size < 2 * r.extent)
+    .map((size): Candidate => {
+      const steps: ScheduleStep[] = others.length ? [{ kind: 'tag', tags }] : [];
+      steps.push({ kind: 'split', iname: first.iname, factor: 32, outer: 'g.0', inner: 'l.0' });
+      steps.push({ kind: 'split', iname: r.iname, factor: size, inner: 'l.1' });
+      return { steps, label: `${r.iname}: a tree over ${size} work-items of l.1, ${first.iname} over 32 of l.0` };
     });
 }
 
