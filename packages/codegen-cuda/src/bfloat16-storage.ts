@@ -20,11 +20,15 @@ export const cudaBfloat16Storage: HalfStorageSpelling = {
       : { name: 'loom_to_bfloat16', definition: FROM_FLOAT },
 };
 
+/** The float32 `bits` rounded to the nearest bfloat16's (ties to even), a NaN to the quiet NaN's (told on the bits). */
+const roundedBits = (bits: string) =>
+  `(${bits} & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : (${bits} + 0x7fffu + ((${bits} >> 16) & 1u)) & 0xffff0000u`;
+
 const FROM_FLOAT = `inline __device__ float loom_to_bfloat16(float x)
 {
   // rounded to the nearest bfloat16 (ties to even): the float's upper 16 bits; a NaN becomes the quiet NaN
   unsigned int bits = __float_as_uint(x);
-  return __uint_as_float((bits & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
+  return __uint_as_float(${roundedBits('bits')});
 }`;
 
 const FROM_DOUBLE = `inline __device__ float loom_to_bfloat16_f64(double x)
@@ -34,5 +38,5 @@ const FROM_DOUBLE = `inline __device__ float loom_to_bfloat16_f64(double x)
   float f = __double2float_rz(x);
   unsigned int bits = __float_as_uint(f);
   if ((double) f != x && x == x) bits |= 1u;
-  return __uint_as_float((bits & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
+  return __uint_as_float(${roundedBits('bits')});
 }`;

@@ -23,12 +23,18 @@ export const openclBfloat16Storage: HalfStorageSpelling = {
   }),
 };
 
-// the bits tested for NaN, not `isnan`: a fast-math build may assume there are none
+/**
+ * The float32 `bits` rounded to the nearest bfloat16's (ties to even), a NaN to the quiet NaN's:
+ * tested on the bits, not by `isnan`, which a fast-math build may assume false.
+ */
+const roundedBits = (bits: string) =>
+  `(${bits} & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : (${bits} + 0x7fffu + ((${bits} >> 16) & 1u)) & 0xffff0000u`;
+
 const FROM_FLOAT = `inline float ${TO_BFLOAT16}(float x)
 {
   // rounded to the nearest bfloat16 (ties to even): the float's upper 16 bits; a NaN becomes the quiet NaN
   uint bits = as_uint(x);
-  return as_float((bits & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
+  return as_float(${roundedBits('bits')});
 }`;
 
 const FROM_DOUBLE = `inline float ${TO_BFLOAT16_F64}(double x)
@@ -38,5 +44,5 @@ const FROM_DOUBLE = `inline float ${TO_BFLOAT16_F64}(double x)
   float f = (float) x;
   uint bits = as_uint(f);
   if ((double) f != x && x == x) bits = (fabs((double) f) > fabs(x) ? bits - 1u : bits) | 1u;
-  return as_float((bits & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
+  return as_float(${roundedBits('bits')});
 }`;

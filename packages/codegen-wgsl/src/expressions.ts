@@ -27,7 +27,6 @@ import {
   subgroupFunction,
   type SubgroupFunctionName,
   LoomError,
-  nameTable,
   printExpr,
   expr as E,
   structElementIndex,
@@ -40,11 +39,11 @@ import {
   vectorIndex,
   type FunctionSignature,
   type VectorLoop,
-  type MathFunctionName,
   divisionTruncates,
   type IndexFacts,
-  roundToBfloat16,
 } from '@loom/core';
+import { bfloat16Literal, EXACT_IN_BFLOAT16 } from './bfloat16.ts';
+import { printBuiltin } from './builtins.ts';
 import type { HelperKind } from './helpers.ts';
 import { fitsIn, NARROW, RANGES, wrapLiteral, wrapNarrow } from './narrow-integers.ts';
 import { call, convert, infix, operand, Prec, primary, relation, splat, type Printed } from './printed.ts';
@@ -105,64 +104,6 @@ export interface ExpressionContext {
 
 const AXES = ['x', 'y', 'z'];
 export const axisName = (axis: number) => AXES[axis];
-
-/** Functions whose WGSL built-in has the same meaning (on floats). */
-// Not derived from core's table, unlike the C-family names: WGSL lacks many of C's functions
-// (they are helpers below, or rules of the printer) and spells some its own way (inverseSqrt);
-// the keys are core's names (the `satisfies` below). No prototype: a call of `constructor`
-// finds nothing here, like any unknown function.
-const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
-  sin: 'sin',
-  cos: 'cos',
-  tan: 'tan',
-  asin: 'asin',
-  acos: 'acos',
-  atan: 'atan',
-  atan2: 'atan2',
-  sinh: 'sinh',
-  cosh: 'cosh',
-  tanh: 'tanh',
-  acosh: 'acosh',
-  exp: 'exp',
-  exp2: 'exp2',
-  log: 'log',
-  log2: 'log2',
-  sqrt: 'sqrt',
-  rsqrt: 'inverseSqrt',
-  fma: 'fma',
-} satisfies Partial<Record<MathFunctionName, string>>);
-
-/**
- * Functions whose value, for bfloat16 arguments, is a bfloat16 already: not rounded again. (A
- * whole number below 2^8 has 8 significant bits at most, as a bfloat16 does; every larger
- * bfloat16 is whole already.)
- */
-const EXACT_IN_BFLOAT16: ReadonlySet<string> = new Set<MathFunctionName>([
-  'min',
-  'max',
-  'abs',
-  'fabs',
-  'floor',
-  'ceil',
-  'trunc',
-  'round',
-  'copysign',
-  'fmin',
-  'fmax',
-]);
-
-/** Functions computed by a helper of the same name (`math-helpers.ts`). */
-const HELPED: ReadonlySet<string> = new Set<MathFunctionName>([
-  'expm1',
-  'log1p',
-  'asinh',
-  'atanh',
-  'hypot',
-  'erfc',
-  'copysign',
-  'fmin',
-  'fmax',
-]);
 
 export class ExpressionPrinter {
   /** Sub-expressions to print as given text instead (an atomic update's old value). */
@@ -241,11 +182,8 @@ export class ExpressionPrinter {
    * converted to f32 and rounded (an integer through f32: PyTorch's rule).
    */
   private bfloat16Value(e: Expr): Printed {
-    const value = literalValue(e);
-    if (value !== undefined) {
-      const integer = e.kind === 'int' || (e.kind === 'neg' && e.operand.kind === 'int');
-      return this.number(roundToBfloat16(integer ? Math.fround(value) : value), 'f32');
-    }
+    const value = bfloat16Literal(e);
+    if (value !== undefined) return this.number(value, 'f32');
     const printed = this.print(e, 'f32');
     const from = this.dtype(e);
     return from === 'bfloat16' || from === 'bool' ? printed : this.roundedToBfloat16(printed);
@@ -627,83 +565,12 @@ export class ExpressionPrinter {
       float && e.args.every(isConstant) && printed.length > 0
         ? [call(this.context.helper('at_run_time', t), [printed[0].text], t), ...printed.slice(1)]
         : printed;
-    const value = this.builtin(e, args, t);
+    const value = printBuiltin(e, args, t, {
+      helper: (kind, at) => this.context.helper(kind, at),
+      number: (v, at) => this.number(v, at),
+    });
     // a bfloat16 function computed in f32, its value rounded to bfloat16 (unless it is one already)
     return dtype === 'bfloat16' && !EXACT_IN_BFLOAT16.has(e.fn) ? this.roundedToBfloat16(value) : value;
-  }
-
-  /** Built-in function `e` of `args`, computed in `t`. */
-  private builtin(e: Extract<Expr, { kind: 'call' }>, args: readonly Printed[], t: WgslScalar): Printed {
-    const float = isFloatScalar(t);
-    if (HELPED.has(e.fn) && float)
-      return call(
-        this.context.helper(e.fn as HelperKind, t),
-        args.map((a) => a.text),
-        t,
-      );
-    switch (e.fn) {
-      case 'min':
-      case 'max': {
-        if (args.length === 1) return args[0];
-        // floats: NaN-propagating (WGSL's min/max may return either operand for NaN)
-        const fn = float ? this.context.helper(e.fn === 'min' ? 'minimum' : 'maximum', t) : e.fn;
-        return args.slice(1).reduce((acc, a) => call(fn, [acc.text, a.text], t), args[0]);
-      }
-      case 'abs':
-      case 'fabs':
-        if (t === 'u32') return args[0];
-        return call(float ? 'abs' : this.context.helper('abs', t), [args[0].text], t);
-      case 'floor':
-      case 'ceil':
-      case 'trunc':
-      case 'round':
-        if (!float) return args[0]; // already whole
-        return e.fn === 'round'
-          ? call(this.context.helper('round', t), [args[0].text], t)
-          : call(e.fn, [args[0].text], t);
-      case 'pow':
-        return call(
-          this.context.helper('pow', t),
-          args.map((a) => a.text),
-          t,
-        );
-      case 'mul_hi':
-      case 'rotate':
-        // integers (type inference refused anything else; 64-bit words were refused above)
-        return call(
-          this.context.helper(e.fn, t),
-          args.map((a) => a.text),
-          t,
-        );
-      case 'cbrt':
-        return call(this.context.helper('cbrt', t), [args[0].text], t);
-      case 'erf':
-        return call(this.context.helper('erf', t), [args[0].text], t);
-      case 'log10': {
-        // WGSL has log2 only: log10(x) = log2(x) * log10(2)
-        const scale = this.number(Math.LOG10E / Math.LOG2E, t);
-        return { text: `log2(${args[0].text}) * ${scale.text}`, prec: Prec.Multiplicative, type: t };
-      }
-      case 'fmod':
-        return call(
-          this.context.helper('fmod', t),
-          args.map((a) => a.text),
-          t,
-        ); // WGSL's float % is inexact
-      default: {
-        const builtin = SAME_BUILTINS[e.fn];
-        if (!builtin || !float) {
-          throw new LoomError(
-            `function '${e.fn}' is not available in WGSL (unknown function or unexpanded substitution rule): ${printExpr(e)}`,
-          );
-        }
-        return call(
-          builtin,
-          args.map((a) => a.text),
-          t,
-        );
-      }
-    }
   }
 
   /** The dtype of `e` (or `dtype`), refusing what WGSL cannot compute. */
@@ -716,14 +583,6 @@ export class ExpressionPrinter {
     }
     return dtype;
   }
-}
-
-/** The value of a literal, or of a negated one (`-0.5`); undefined for anything else. */
-function literalValue(e: Expr): number | undefined {
-  if (e.kind === 'int' || e.kind === 'float') return e.value;
-  if (e.kind === 'bool') return e.value ? 1 : 0;
-  if (e.kind === 'neg' && (e.operand.kind === 'int' || e.operand.kind === 'float')) return -e.operand.value;
-  return undefined;
 }
 
 /** An integer literal other than 0: a divisor that needs no guard. */
