@@ -40,6 +40,7 @@ import {
 import { pointwiseCase, runPointwiseCase } from '../test/support/differential/pointwise.ts';
 import { runComputationCase } from '../test/support/differential/computations.ts';
 import { runStructCase } from '../test/support/differential/struct-arrays.ts';
+import { runGroupRowsCase } from '../test/support/differential/group-rows.ts';
 import { runArgumentCase } from '../test/support/differential/kernel-arguments.ts';
 import { runLayoutCase } from '../test/support/differential/argument-layouts.ts';
 import { integerCase, runIntegerCase } from '../test/support/differential/pointwise-integers.ts';
@@ -249,6 +250,10 @@ DISAGREEMENT (kernel arguments) ${f}`);
     for (const f of computations?.findings ?? []) console.log(`\nDISAGREEMENT (computation library) ${f}`);
     // the same seed's struct-array case (struct-arrays.ts), when enabled
     record('struct arrays');
+    record('a work-group a row');
+    const groupRows = await runGroupRowsCase(seed, features, devices);
+    for (const f of groupRows.findings) console.log(`\nDISAGREEMENT (a work-group a row) ${f}`);
+    pointwiseFinding ||= groupRows.findings.length > 0;
     const structs = features.has('structArrays') ? await runStructCase(seed, features, devices) : undefined;
     for (const f of structs?.findings ?? []) console.log(`\nDISAGREEMENT (struct arrays) ${f}`);
     pointwiseFinding ||= (structs?.findings.length ?? 0) > 0;

@@ -32,6 +32,7 @@ import { runComplexParameterCase } from './support/differential/computation-comp
 import { runNoAxesCase } from './support/differential/computation-no-axes.ts';
 import { runArgumentCase } from './support/differential/kernel-arguments.ts';
 import { runStructCase } from './support/differential/struct-arrays.ts';
+import { runGroupRowsCase } from './support/differential/group-rows.ts';
 import { runLayoutCase } from './support/differential/argument-layouts.ts';
 import { integerCase, runIntegerCase } from './support/differential/pointwise-integers.ts';
 
@@ -477,6 +478,21 @@ test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as t
     ran.some((w) => w.startsWith('complex arguments')) && ran.some((w) => w.startsWith('aliased arguments')),
     ran.join('; '),
   );
+});
+
+test('a work-group a row, its reduction passed through global memory to the whole group, agrees with plain JS on every device, fixed seeds', async () => {
+  const features = new FeatureSet(EXCLUDED);
+  const ran: string[] = [];
+  for (const seed of range(31_000, 4)) {
+    const r = await runGroupRowsCase(seed, features, testDevices());
+    assert.equal(
+      r.findings,
+      [],
+      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
+    );
+    ran.push(...r.ran);
+  }
+  assert.ok(ran.length === 4 * testDevices().length, ran.join('; '));
 });
 
 test('arrays of struct dtypes (nested structs, array fields, 64-bit fields where held) agree with plain JS on every device, or are LoomErrors where a field cannot be held, fixed seeds', async () => {
