@@ -18,6 +18,7 @@ import {
   splitIname,
   tagInames,
   targetFacts,
+  temporaryVariable,
   valueArg,
   type Device,
   type DType,
@@ -201,6 +202,33 @@ test('a reduction by subgroups writes its partials and total without a write-rac
   const { warnings } = collectWarnings(() => generateCode(reductionKernel('sum', 'float32', 256, 2), cudaTarget()));
   assert.match(generateCode(reductionKernel('sum', 'float32', 256, 2), cudaTarget()).code, '__shfl_xor_sync');
   assert.equal(warnings.map(String), []);
+});
+
+test("a subgroup's partial written by one lane (the first, the last) at the subgroup's id is no write race; by lanes chosen per work-item it is", () => {
+  const partials = (lane: string) =>
+    tagInames(
+      makeKernel(
+        '{ [l]: 0<=l<64 }',
+        `<float32> v = subgroupAdd(a[l]) {id=v}
+if subgroupLocalId() == ${lane}
+  part[subgroupId()] = v {id=partial, dep=v}
+end
+out[l] = part[0] + part[1] {dep=partial}`,
+        [
+          globalArg('a', { dtype: 'float32', shape: [64] }),
+          globalArg('out', { dtype: 'float32', shape: [64] }),
+          temporaryVariable('part', { dtype: 'float32', shape: [2], addressSpace: 'local' }),
+        ],
+      ),
+      { l: 'l.0' },
+    );
+  const races = (lane: string) =>
+    collectWarnings(() => generateCode(partials(lane), cudaTarget())).warnings.filter(
+      (w) => w.category === 'WriteRaceConditionWarning',
+    ).length;
+  assert.is(races('0'), 0);
+  assert.is(races('subgroupSize() - 1'), 0);
+  assert.is(races('l % 32'), 1);
 });
 
 test('a subgroup function under a condition on the local ids is refused', () => {

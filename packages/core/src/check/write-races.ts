@@ -42,10 +42,10 @@ export function checkWriteRaces(knl: LoopKernel): void {
       return tile && tag?.kind === 'local' && tag.axis === 0;
     };
     const pinned = pinnedByPredicates(insn.predicates, new Set(knl.inames));
-    // a place indexed by the subgroup's id, written by its first lane alone: one writer a subgroup,
-    // and the subgroups partition the work-group (a reduction by subgroups stores its partials so)
-    const perSubgroup =
-      names.includes(SUBGROUP_ID) && insn.predicates.some((p) => isComparisonWithZero(p, SUBGROUP_LANE));
+    // a place indexed by the subgroup's id, written by one lane alone (the first, the last): one
+    // writer a subgroup, and the subgroups partition the work-group (reductions and scans by
+    // subgroups store their partials so)
+    const perSubgroup = names.includes(SUBGROUP_ID) && insn.predicates.some(pinsSubgroupLane);
     const races = insn.withinInames.filter(
       (n) =>
         racesIn(space, knl.inameTags.get(n)) &&
@@ -129,12 +129,22 @@ function pinnedByPredicates(predicates: readonly Expr[], inames: ReadonlySet<str
   return pinned;
 }
 
-/** Whether `p` is `fn() == 0` (or `0 == fn()`). */
-function isComparisonWithZero(p: Expr, fn: string): boolean {
+/**
+ * Whether `p` lets one lane of each subgroup through: `subgroupLocalId() == v` with v the same
+ * for every lane (`0`, `subgroupSize() - 1`: literals and the subgroup's size, nothing else).
+ */
+function pinsSubgroupLane(p: Expr): boolean {
   if (p.kind !== 'compare' || p.op !== '==') return false;
-  const isCall = (e: Expr) => e.kind === 'call' && e.fn === fn && e.args.length === 0;
-  const isZero = (e: Expr) => e.kind === 'int' && e.value === 0;
-  return (isCall(p.left) && isZero(p.right)) || (isZero(p.left) && isCall(p.right));
+  const isLane = (e: Expr) => e.kind === 'call' && e.fn === SUBGROUP_LANE && e.args.length === 0;
+  const sameForAll = (e: Expr) => {
+    let same = freeVariables(e).size === 0;
+    walk(e, (x) => {
+      if (x.kind === 'call' && !(x.fn === 'subgroupSize' && x.args.length === 0)) same = false;
+      if (x.kind === 'subscript') same = false;
+    });
+    return same;
+  };
+  return (isLane(p.left) && sameForAll(p.right)) || (sameForAll(p.left) && isLane(p.right));
 }
 
 /** Arguments live in global memory; temporaries where placement put them. */
