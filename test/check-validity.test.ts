@@ -7,11 +7,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  addPrefetch,
   collectWarnings,
+  fixParameters,
   generateCode,
   globalArg,
   KernelCheckError,
   makeKernel,
+  prioritizeLoops,
   run,
   setTemporaryAddressSpace,
   splitIname,
@@ -237,6 +240,63 @@ test('e: a local temporary written by only some work-items of the axis that read
     { i: 'l.0', j: 'l.0' },
   );
   assert.match(generateCode(both, jsTarget()).code, /out\[lid0\] = t\[lid0\]/);
+});
+
+/**
+ * A 2-D convolution tiled by 32 over an image of 24: the tile's staged rows run to 27 only, though
+ * the rational hull of the reader's loops reaches 35. Judged at integer points, it is accepted.
+ */
+function convolutionTileOverExtent(n: number): LoopKernel {
+  let knl = makeKernel(
+    '{ [i,j,di,dj]: 0<=i,j<n and 0<=di,dj<5 }',
+    'out[i, j] = sum((di, dj), w[di, dj]*a[i + di, j + dj])',
+    [
+      globalArg('a', { dtype: 'float32', shape: [n + 4, n + 4] }),
+      globalArg('w', { dtype: 'float32', shape: [5, 5] }),
+      '...',
+    ],
+  );
+  knl = splitIname(fixParameters(knl, { n }), 'j', 32, { outerTag: 'g.0', innerTag: 'l.0' });
+  knl = splitIname(knl, 'i', 32, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'i_inner', 4, { outerTag: 'l.1', innerTag: 'unr' });
+  knl = prioritizeLoops(tagInames(knl, { di: 'unr', dj: 'unr' }), 'di,dj');
+  knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'j_inner', 'di', 'dj'], {
+    temporaryAddressSpace: 'local',
+    defaultTag: 'l.auto',
+  });
+  return addPrefetch(knl, 'w', ['di', 'dj'], { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+}
+
+for (const device of testDevices()) {
+  test(`e: ${device.name} runs a staged tile wider than the extent it tiles (rows read only where written)`, async () => {
+    const n = 24;
+    const a = randomFloat32((n + 4) * (n + 4));
+    const w = randomFloat32(25);
+    const { out } = await run(convolutionTileOverExtent(n), device, { a, w });
+    const expected = Float32Array.from({ length: n * n }, (_, p) => {
+      const [i, j] = [Math.floor(p / n), p % n];
+      let s = 0;
+      for (let t = 0; t < 25; t++) s += w[t]! * a[(i + Math.floor(t / 5)) * (n + 4) + j + (t % 5)]!;
+      return s;
+    });
+    const got = out as Float32Array;
+    for (let p = 0; p < n * n; p++)
+      assert.ok(Math.abs(got[p]! - expected[p]!) <= 1e-4 * (1 + Math.abs(expected[p]!)), `out[${p}]`);
+  });
+}
+
+test('e: a staged tile read past the rows its fetch writes is still refused, at integer points', () => {
+  // 24 work-items of l.0 write, 32 read: rows 24 to 31 exist at integer points, and are refused
+  const knl = tagInames(
+    makeKernel('{ [i,j]: 0<=i<24 and 0<=j<32 }', '<> t[i] = a[i] {id=w}\nout[j] = t[j] {dep=w}', [
+      globalArg('a', { dtype: 'float32', shape: [24] }),
+      '...',
+    ]),
+    { i: 'l.0', j: 'l.0' },
+  );
+  const e = refused(knl, 'local_read_not_written');
+  assert.match(e.message, /reads elements 0 to 31 along axis 0 of the local temporary 't'/);
+  assert.match(e.message, /write only 0 to 23/);
 });
 
 test('e: a local temporary written without one of the local axes (loopy: "does not use all local hw axes")', () => {

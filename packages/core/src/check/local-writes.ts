@@ -16,8 +16,9 @@
 import { LoomError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { toLinear } from '../expr/index.ts';
-import type { Linear } from '../linear.ts';
+import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet } from '../sets/index.ts';
+import { ge } from '../sets/constraint.ts';
 import { conditionConstraints } from '../kernel/conditions.ts';
 import { forEachSubscript, nameWritten, readExpressions, soleAssignee } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -76,8 +77,10 @@ function checkReadsAreWritten(
     const a = soleAssignee(w);
     if (a.kind !== 'subscript') return;
     const box = accessRange(knl, w, a.indices);
-    for (const [axis, r] of box.entries()) {
-      if (!r) return; // a writer we cannot bound could write anything
+    for (const [axis, bounded] of box.entries()) {
+      if (!bounded) return; // a writer we cannot bound could write anything
+      // what it writes at integer points: the rational hull could cover a read no work-item writes
+      const r = integerRange(bounded);
       const known = written[axis];
       written[axis] = known ? { lo: Math.min(known.lo, r.lo), hi: Math.max(known.hi, r.hi) } : r;
     }
@@ -86,9 +89,12 @@ function checkReadsAreWritten(
     for (const e of readExpressions(r, knl.substitutions)) {
       forEachSubscript(e, (s, _reduction, guards) => {
         if (s.array !== t.name) return;
-        for (const [axis, read] of accessRange(knl, r, s.indices, guards).entries()) {
+        for (const [axis, bounded] of accessRange(knl, r, s.indices, guards).entries()) {
           const wrote = written[axis];
-          if (!read || !wrote || (read.lo >= wrote.lo && read.hi <= wrote.hi)) continue;
+          if (!bounded || !wrote || (bounded.lo >= wrote.lo && bounded.hi <= wrote.hi)) continue;
+          // the bounds are the rational hull's: only integer points outside what is written are a fault
+          const read = integerRange(bounded);
+          if (read.lo >= wrote.lo && read.hi <= wrote.hi) continue;
           const inames = r.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'local');
           fail(knl, r, {
             check: 'local_read_not_written',
@@ -110,6 +116,37 @@ interface Range {
   readonly hi: number;
 }
 
+/** A range an index takes, bounded over the rational points of `set`, with what it was bounded from. */
+interface BoundedRange extends Range {
+  readonly set: BasicSet;
+  readonly expr: Linear;
+}
+
+/**
+ * The range `expr` takes over the integer points of `set`, within the rational bounds found:
+ * a tile split off an extent it does not divide leaves integer bounds the projection does not
+ * see (a 32-row tile over 24 rows reads rows 0 to 27, not the hull's 35), so each end is searched
+ * for with exact emptiness tests.
+ */
+function integerRange({ set, expr, lo, hi }: BoundedRange): Range {
+  const reaches = (at: number, sense: 1 | -1) =>
+    !set.addConstraints([ge(expr.sub(Linear.constant(at)).scale(sense))]).isEmpty();
+  const last = (from: number, to: number, holds: (v: number) => boolean) => {
+    // the largest v in [from, to] with holds(v), holds monotone decreasing; from when none (mostly the hull's end holds)
+    if (holds(to)) return to;
+    let [a, b] = [from, to - 1];
+    while (a < b) {
+      const mid = Math.ceil((a + b) / 2);
+      if (holds(mid)) a = mid;
+      else b = mid - 1;
+    }
+    return a;
+  };
+  const top = last(lo, hi, (v) => reaches(v, 1));
+  const bottom = -last(-top, -lo, (v) => reaches(-v, -1));
+  return { lo: bottom, hi: top };
+}
+
 /**
  * Per index, the constant range it takes over the instruction's loops and affine conditions
  * (its predicates, and for a read the `if(c, ...)` branches around it: `guards`).
@@ -119,7 +156,7 @@ function accessRange(
   insn: Instruction,
   indices: readonly Expr[],
   guards: readonly Expr[] = [],
-): (Range | undefined)[] {
+): (BoundedRange | undefined)[] {
   let set = domainOf(knl, insn.withinInames);
   for (const p of [...insn.predicates, ...guards]) {
     const { constraints, complete } = conditionConstraints(p);
@@ -132,7 +169,7 @@ function accessRange(
       const term = [{ set, expr }];
       const lo = staticMin(term, knl.assumptions);
       const hi = staticMax(term, knl.assumptions);
-      return lo.isConstant && hi.isConstant ? { lo: lo.constant, hi: hi.constant } : undefined;
+      return lo.isConstant && hi.isConstant ? { lo: lo.constant, hi: hi.constant, set, expr } : undefined;
     } catch (e) {
       if (e instanceof LoomError) return undefined; // no static bound: not judged
       throw e;
