@@ -38,7 +38,13 @@ import {
   enumerateCandidates,
   neighbourCandidates,
 } from '../packages/core/src/tune/auto-schedule/space.ts';
-import { globalReuse, groupSectors, warpShape } from '../packages/core/src/tune/auto-schedule/cost-model.ts';
+import {
+  globalReuse,
+  groupSectors,
+  registersPerWorkItem,
+  residencySlowdown,
+  warpShape,
+} from '../packages/core/src/tune/auto-schedule/cost-model.ts';
 import { kernel } from '@loom/dsl';
 import { scale } from './support/auto-schedule-fixture.ts';
 import { loom } from './support/cli.ts';
@@ -158,6 +164,87 @@ for (const device of devices)
 
 const dtypesOf = (knl: LoopKernel) =>
   Object.fromEntries(knl.args.filter((a) => a.dtype !== undefined).map((a) => [a.name, a.dtype!]));
+
+/**
+ * The reductions across a work-group the space always ranks: a tree a row a group, several rows a
+ * group side by side on l.1, and the tree on l.1 under 32 columns of l.0; each computes batched
+ * matrix-vector products, or column sums, at sizes no tile divides, on every device.
+ */
+interface ReductionCase {
+  readonly knl: LoopKernel;
+  readonly sizes: Record<string, number>;
+  readonly inputs: () => Record<string, Float32Array>;
+  readonly reference: (inputs: Record<string, Float32Array>) => number[];
+}
+
+const REDUCTIONS = (
+  [
+    {
+      knl: addDtypes(
+        makeKernel('{ [l,i,j]: 0<=l<nb and 0<=i<n and 0<=j<m }', 'out[l, i] = sum(j, a[l, i, j]*x[l, j])', undefined, {
+          name: 'matvec',
+        }),
+        { a: 'float32', x: 'float32' },
+      ),
+      sizes: { nb: 3, n: 37, m: 70 },
+      inputs: () => ({ a: randomFloat32(3 * 37 * 70, 7), x: randomFloat32(3 * 70, 8) }),
+      reference: ({ a, x }: Record<string, Float32Array>) =>
+        Array.from({ length: 3 * 37 }, (_, r) => {
+          let s = 0;
+          for (let j = 0; j < 70; j++) s += a![r * 70 + j]! * x![Math.floor(r / 37) * 70 + j]!;
+          return s;
+        }),
+    },
+    {
+      knl: addDtypes(
+        makeKernel('{ [j,i]: 0<=i<n and 0<=j<m }', 'out[j] = sum(i, a[i, j])', undefined, { name: 'column_sums' }),
+        { a: 'float32' },
+      ),
+      sizes: { n: 45, m: 70 },
+      inputs: () => ({ a: randomFloat32(45 * 70, 9) }),
+      reference: ({ a }: Record<string, Float32Array>) =>
+        Array.from({ length: 70 }, (_, j) => {
+          let s = 0;
+          for (let i = 0; i < 45; i++) s += a![i * 70 + j]!;
+          return s;
+        }),
+    },
+  ] as ReductionCase[]
+).map((r) => ({
+  ...r,
+  trees: enumerateCandidates(analyzeKernel(r.knl, r.sizes), { candidates: 0, maxGroup: 256 }, 1).filter(
+    (c) => c.steps.length > 0,
+  ),
+}));
+
+test('the trees the space always ranks: a row a group, rows side by side on l.1, the tree on l.1', () => {
+  const [matvec, columns] = REDUCTIONS.map((r) => r.trees.map((c) => c.label));
+  assert.ok(matvec!.includes('j: a tree over 32 work-items'), matvec!.join('\n'));
+  assert.ok(matvec!.includes('j: a tree over 32 work-items, 8 i a group on l.1'), matvec!.join('\n'));
+  // no group past the limit: 256 work-items of a tree, or 128 beside 4 rows
+  assert.not.ok(
+    matvec!.some((l) => /over (256 work-items, \d|128 work-items, [48]) i a group/.test(l)),
+    matvec!.join('\n'),
+  );
+  assert.ok(columns!.includes('i: a tree over 8 work-items of l.1, j over 32 of l.0'), columns!.join('\n'));
+});
+
+for (const device of testDevices())
+  test(`${device.name}: every tree candidate computes batched matrix-vector products and column sums`, async () => {
+    for (const { knl, sizes, inputs, reference, trees } of REDUCTIONS) {
+      const data = inputs();
+      const want = reference(data);
+      for (const c of trees) {
+        const { out } = (await run(applySchedule(knl, c.steps), device, { ...data, ...sizes })) as {
+          out: Float32Array;
+        };
+        want.forEach((v, k) => {
+          if (!(Math.abs(out[k]! - v) <= 1e-4 * (1 + Math.abs(v))))
+            assert.unreachable(`${knl.name}, ${c.label}: out[${k}] is ${out[k]}, not ${v}`);
+        });
+      }
+    }
+  });
 
 test('the same seed gives the same candidates, ranking and result', async () => {
   const c = CASES[0]!;
@@ -404,6 +491,57 @@ test("the cost model counts a register tile's panel reads once per element: larg
   const [one, four] = [1, 4].map((b) => predictScheduleTime(tiled(b), cpu, PROFILE, sizes));
   // 2 panel reads per multiply-add without a tile; (4 + 4) / 16 with a 4 x 4 one (plus the fetches' stores)
   assert.ok(four.localBytes < 0.4 * one.localBytes, `${four.localBytes} vs ${one.localBytes}`);
+});
+
+test('registersPerWorkItem and residencySlowdown: an 8 x 8 tile over 512 work-items fills a unit alone, over 256 it does not', () => {
+  const knl = addDtypes(makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])'), {
+    a: 'float32',
+    b: 'float32',
+  });
+  const tile = (along0: number, along1: number, block: number) => {
+    let k = splitIname(knl, 'j', along0 * block, { outerTag: 'g.0' });
+    k = splitIname(k, 'j_inner', along0, { outerTag: 'ilp', innerTag: 'l.0' });
+    k = splitIname(k, 'i', along1 * block, { outerTag: 'g.1' });
+    return splitIname(k, 'i_inner', along1, { outerTag: 'ilp', innerTag: 'l.1' });
+  };
+  // 64 accumulators, 8 + 8 operands, and the overhead
+  const eight = registersPerWorkItem(tile(16, 16, 8));
+  assert.is(eight, 64 + 16 + 24);
+  assert.is(registersPerWorkItem(tile(16, 16, 1)), 1 + 24, 'no register tile: one accumulator and the overhead');
+  assert.is(residencySlowdown(eight, 256, true), 1, 'two groups of 256 a unit');
+  assert.is(residencySlowdown(eight, 512, true), 1.5, 'one group of 512 a unit, stalled at its barriers');
+  assert.is(residencySlowdown(eight, 512, false), 1, 'no barriers: nothing to wait for together');
+  assert.is(residencySlowdown(eight, 1024, true), 4, 'registers past the unit: they spill');
+});
+
+test("the climb's moves: work-items traded between axes at the same group size, and two inames exchanging places", () => {
+  const knl = addDtypes(
+    makeKernel('{ [b,i,j,k]: 0<=b<4 and 0<=i,j,k<64 }', 'out[b, i, j] = sum(k, x[b, i, k]*w[k, j])'),
+    { x: 'float32', w: 'float32' },
+  );
+  const analysis = analyzeKernel(knl, {});
+  const restrictions = { candidates: 200, maxGroup: 1024 };
+  const place = (iname: string, axis: number | undefined, local: number, block: number) => ({
+    iname,
+    extent: iname === 'b' ? 4 : 64,
+    local,
+    block,
+    ...(axis === undefined ? {} : { axis }),
+  });
+  const knobs = { placements: [place('j', 0, 16, 2), place('b', 1, 4, 1), place('i', 2, 1, 1)], staged: 16 };
+  // (a script is a step a line)
+  const scripts = neighbourCandidates(analysis, restrictions, knobs).map((c) =>
+    scheduleScript(c.steps).replace(/\n/g, ' '),
+  );
+  const has = (text: string) => scripts.some((s) => s.includes(text));
+  // 16 x 4 work-items become 32 x 2 (8 x 8 would put 8 work-items over b's 4: not offered)
+  const traded =
+    ".split('j', 64, { outer: 'g.0' }) .split('j_inner', 32, { outer: 'ilp', inner: 'l.0' }) .split('b', 2, { outer: 'g.1', inner: 'l.1' })";
+  assert.ok(has(traded), scripts.join('\n'));
+  assert.not.ok(has(".split('b', 8, { outer: 'g.1', inner: 'l.1' })"));
+  // i and b exchange places: the tile along i, the batch whole on g.2
+  assert.ok(has(".split('i', 4, { outer: 'g.1', inner: 'l.1' }) .tag({ b: 'g.2' })"), scripts.join('\n'));
+  for (const c of neighbourCandidates(analysis, restrictions, knobs)) applySchedule(knl, c.steps);
 });
 
 test('the search climbs from its sample to neighbouring tiles the model ranks better', async () => {

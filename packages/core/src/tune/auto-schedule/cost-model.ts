@@ -48,7 +48,7 @@ import type { DeviceProfile } from '../../statistics/roofline.ts';
 import { kernelWork } from '../../statistics/roofline.ts';
 import { LoomError } from '../../errors.ts';
 import { freeVariables } from '../../expr/analysis.ts';
-import { allAccesses } from '../../kernel/accesses.ts';
+import { allAccesses, reductionInames } from '../../kernel/accesses.ts';
 import { ilpRange } from '../../preprocess/privatize-ilp.ts';
 import { toLinear } from '../../expr/affine.ts';
 import { Linear } from '../../linear.ts';
@@ -182,8 +182,9 @@ export function predictCost(
   const bound = Math.max(...parts);
   const busy = bound + OVERLAP_LEAK * (parts.reduce((a, b) => a + b, 0) - bound);
   const barrierSeconds = (idle * barriers * workItems * BARRIER_FLOPS) / profile.flopRate;
+  const residency = residencySlowdown(registersPerWorkItem(knl), groupItems, barriers > 0);
   return {
-    seconds: work.launches * profile.launchOverhead + (busy + barrierSeconds) / fill,
+    seconds: work.launches * profile.launchOverhead + ((busy + barrierSeconds) * residency) / fill,
     globalBytes,
     l1Bytes,
     storeBytes,
@@ -192,6 +193,49 @@ export function predictCost(
     flops: work.flops,
     workItems,
   };
+}
+
+/** 32-bit registers of a compute unit: NVIDIA's multiprocessors since Kepler (devices do not report it). */
+const REGISTERS_PER_UNIT = 65536;
+/** Registers a work-item holds besides its values: indices, addresses, loop counters (a guess). */
+const REGISTER_OVERHEAD = 24;
+/** The slowdown of a unit that holds one work-group at a time, with barriers (see residencySlowdown). */
+const ALONE_SLOWDOWN = 1.5;
+/** The slowdown of a work-group whose registers do not fit a unit: they spill to memory (a guess). */
+const SPILL_SLOWDOWN = 4;
+
+/**
+ * The registers a work-item of `knl` needs, roughly: each reduction's accumulators (one a copy of
+ * its instruction over the `ilp`/`unr` inames it runs in: an 8 x 8 register tile holds 64), the
+ * operands of one step (a copy per unrolled iname's value: 8 + 8 for that tile), and an overhead.
+ */
+export function registersPerWorkItem(knl: LoopKernel): number {
+  let accumulators = 0;
+  const unrolled = new Map<string, number>();
+  for (const insn of knl.instructions) {
+    let copies = 1;
+    for (const iname of insn.withinInames) {
+      const n = unrolledCopies(knl, iname);
+      if (n > 1) unrolled.set(iname, n);
+      copies *= n;
+    }
+    if (reductionInames(insn, knl.substitutions).size > 0) accumulators += copies;
+  }
+  const operands = [...unrolled.values()].reduce((a, b) => a + b, 0);
+  return accumulators + operands + REGISTER_OVERHEAD;
+}
+
+/**
+ * How much slower a launch runs for the work-groups a compute unit holds at once, as their
+ * registers allow: where one group fills a unit's registers, its barriers stall the unit with
+ * nothing else to run (8 x 8 tiles of the contraction over 512 work-items ran 1.6x slower than
+ * over 256 on the H200; two groups a unit or more measured alike, so they are not told apart);
+ * where a group does not fit at all, its registers spill to memory.
+ */
+export function residencySlowdown(registers: number, groupItems: number, hasBarriers: boolean): number {
+  const groups = Math.floor(REGISTERS_PER_UNIT / (registers * Math.ceil(groupItems / WARP) * WARP));
+  if (groups < 1) return SPILL_SLOWDOWN;
+  return groups === 1 && hasBarriers ? ALONE_SLOWDOWN : 1;
 }
 
 /**

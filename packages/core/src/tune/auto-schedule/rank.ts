@@ -33,7 +33,7 @@ export interface PredictedCandidate {
 }
 
 /** Rounds of the hill climb after the sample is ranked, and how many of the best-ranked each climbs from. */
-const REFINE_ROUNDS = 4;
+const REFINE_ROUNDS = 8;
 const REFINE_FROM = 4;
 
 /** What the ranking needs beside the kernel and the device. */

@@ -214,7 +214,7 @@ const MAX_BLOCK_PRODUCT = 64;
 
 /**
  * The tiled candidates one knob away from `knobs`: one iname's work-items or register block
- * doubled or halved, or the next smaller or larger reduction staging. The search ranks these
+ * doubled or halved, work-items moved from one axis to another, two inames' places exchanged, or the next smaller or larger reduction staging. The search ranks these
  * around its best-ranked candidates (a hill climb on the model), which reaches the points a
  * sample of the whole space rarely holds (matmul's 16 x 16 work-items of 4 x 4 among a few
  * thousand).
@@ -267,6 +267,27 @@ export function neighbourCandidates(
     push(changed({ local: p.local / 2, block: p.block * 2 }), staged);
     push(changed({ local: p.local * 2, block: p.block / 2 }), staged);
   });
+  // work-items moved from one axis to another, the work-group's size kept (64 x 4 to 32 x 8 to 16 x 16)
+  placements.forEach((p, k) =>
+    placements.forEach((q, m) => {
+      if (k === m || p.axis === undefined || q.axis === undefined) return;
+      push(
+        placements.map((x, n) => (n === k ? { ...x, local: p.local / 2 } : n === m ? { ...x, local: q.local * 2 } : x)),
+        staged,
+      );
+    }),
+  );
+  // two inames trading places (the tile on i and j, the batch on g.2, rather than on b and j):
+  // a sample rarely holds the pairing the model ranks best with the blocks the climb found
+  placements.forEach((p, k) =>
+    placements.forEach((q, m) => {
+      if (m <= k || (p.axis === undefined && q.axis === undefined)) return;
+      const swapped = placements.map((x, n) =>
+        n === k ? { ...x, iname: q.iname, extent: q.extent } : n === m ? { ...x, iname: p.iname, extent: p.extent } : x,
+      );
+      push(swapped, staged);
+    }),
+  );
   const stagings = reductionSteps(analysis, restrictions);
   const at = stagings.indexOf(staged);
   for (const s of [stagings[at - 1], stagings[at + 1]]) if (s !== undefined) push(placements, s);
@@ -361,20 +382,44 @@ function candidateOf(
  * builds), as a row sum reads a long row with neighbouring work-items on neighbouring elements.
  * Where the kernel has several rows (`KernelAnalysis.rows`: softmax's maximum, sum and quotients),
  * each is split so, over the same work-items: a work-group takes a row, one pass after another.
+ * Each also with several rows side by side in one work-group, along l.1 (batched matrix-vector
+ * products as a GPU programmer writes them: 8 rows of 32 work-items a group).
  */
 function treeCandidates(analysis: KernelAnalysis, restrictions: GroupRestrictions) {
   const rows = analysis.reduction ? [analysis.reduction] : (analysis.rows ?? []);
   if (rows.length === 0 || analysis.parallel.length > 3 || restrictions.localMemory === false) return [];
-  const tags = Object.fromEntries(analysis.parallel.map((p, axis) => [p.iname, `g.${axis}`]));
   const longest = Math.max(...rows.map((r) => r.extent));
-  return [32, 64, 128, 256]
-    .filter((size) => size <= restrictions.maxGroup && size < 2 * longest)
-    .map((size): Candidate => {
-      const steps: ScheduleStep[] = analysis.parallel.length ? [{ kind: 'tag', tags }] : [];
+  const what = rows.map((r) => r.iname).join(', ');
+  const candidates: Candidate[] = [];
+  // a row a work-group, or several side by side along l.1 (one of the parallel inames split there)
+  for (const size of [32, 64, 128, 256].filter((n) => n <= restrictions.maxGroup && n < 2 * longest))
+    for (const [stacked, count] of [[undefined, 1] as const, ...stackings(analysis, size, restrictions)]) {
+      const steps: ScheduleStep[] = [];
+      const tags = Object.fromEntries(
+        analysis.parallel.flatMap((p, axis) => (p === stacked ? [] : [[p.iname, `g.${axis}`] as const])),
+      );
+      if (Object.keys(tags).length > 0) steps.push({ kind: 'tag', tags });
+      if (stacked) {
+        const axis = analysis.parallel.indexOf(stacked);
+        steps.push({ kind: 'split', iname: stacked.iname, factor: count, outer: `g.${axis}`, inner: 'l.1' });
+      }
       for (const r of rows) steps.push({ kind: 'split', iname: r.iname, factor: size, inner: 'l.0' });
-      const what = rows.map((r) => r.iname).join(', ');
-      return { steps, label: `${what}: ${rows.length > 1 ? 'rows' : 'a tree'} over ${size} work-items` };
-    });
+      const rowsWord = rows.length > 1 ? 'rows' : 'a tree';
+      const label = `${what}: ${rowsWord} over ${size} work-items${stacked ? `, ${count} ${stacked.iname} a group on l.1` : ''}`;
+      candidates.push({ steps, label });
+    }
+  return candidates;
+}
+
+/**
+ * The ways to stack rows in one work-group of trees `size` wide: each parallel iname split by 2,
+ * 4 or 8 onto l.1, where the group stays within the device's and the iname has that many values
+ * (a work-group of 32 a row is one warp, launched and scheduled alone; 8 rows of 32 share one).
+ */
+function stackings(analysis: KernelAnalysis, size: number, restrictions: GroupRestrictions) {
+  return analysis.parallel.flatMap((p) =>
+    [2, 4, 8].filter((n) => n * size <= restrictions.maxGroup && n <= p.extent).map((n) => [p, n] as const),
+  );
 }
 
 /**
