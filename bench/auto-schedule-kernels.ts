@@ -15,6 +15,7 @@ import {
   realizeReduction,
   renameArgument,
   renameIname,
+  setOptions,
   splitIname,
   tagArrayAxes,
   tagInames,
@@ -39,8 +40,16 @@ export interface AutoScheduleCase {
   readonly reference: (inputs: Readonly<Record<string, Float32Array>>, sizes: Sizes) => Record<string, Float32Array>;
 }
 
+/**
+ * The kernel in float32, written by a user who allows fused multiply-adds (one rounding for
+ * `acc + a*b`), as the hand kernels built by tileMatmul and cuBLAS compute: autoSchedule keeps a
+ * kernel's options, so without it every scheduled matrix product rounded twice and issued twice
+ * the instructions of its hand kernel (OpenCL's FP_CONTRACT OFF).
+ */
 const f32 = (knl: LoopKernel, ...names: string[]) =>
-  addDtypes(knl, Object.fromEntries(names.map((n) => [n, 'float32' as const])));
+  setOptions(addDtypes(knl, Object.fromEntries(names.map((n) => [n, 'float32' as const]))), {
+    fusedMultiplyAdd: true,
+  });
 
 /** Sums of `count` values `at(0..count-1)`. */
 const sumOf = (count: number, at: (k: number) => number) => {

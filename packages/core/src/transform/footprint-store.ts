@@ -67,6 +67,8 @@ export interface FootprintStore {
   readonly storeId?: string;
   readonly defaultStoreId: string;
   readonly defaultTag?: TagSpec;
+  /** The tag of the rounds (`<name>_outer`) that `l.auto` leaves where an iname is longer than its axis; default: loops. */
+  readonly roundTag?: TagSpec;
   /** Per argument: a tag for its iname instead of `defaultTag`. */
   readonly axisTag?: (axis: number) => TagSpec | undefined;
   /** Arguments that must not be stored (precompute's storageAxes leaves them out), with the reason. */
@@ -524,7 +526,16 @@ function tagStoreInames(result: LoopKernel, spec: FootprintStore, stored: readon
       order.map((dim) => [dim, spec.defaultTag] as const),
     );
   }
-  return auto.length ? assignAutomaticAxes(result, auto) : result;
+  if (!auto.length) return result;
+  const placed = assignAutomaticAxes(result, auto);
+  if (spec.roundTag === undefined || spec.roundTag === null) return placed;
+  const rounds = auto.map((n) => `${n}_outer`).filter((n) => placed.inames.includes(n) && !result.inames.includes(n));
+  return rounds.length
+    ? tagInames(
+        placed,
+        rounds.map((n) => [n, spec.roundTag] as const),
+      )
+    : placed;
 }
 
 /** `x + 0` and friends, from adding a zero base. */

@@ -38,6 +38,7 @@ const ADD_PREFETCH_OPTIONS = optionKeys<PrefetchOptions>()([
   'fetchOuterInames',
   'footprintSubscripts',
   'prefetchInsnId',
+  'roundTag',
   'ruleName',
   'temporaryAddressSpace',
   'temporaryName',
@@ -52,6 +53,16 @@ export interface PrefetchOptions {
    * `<name>_outer` and `<name>_inner`, loops where no axis is free: automatic-axes.ts).
    */
   readonly defaultTag?: TagSpec;
+  /**
+   * With `defaultTag: 'l.auto'`, the tag of the rounds it leaves where a fetch iname is longer than
+   * its local axis (`a_dim_1_outer`); default: loops. `'unr'` issues a work-item's loads of the
+   * whole tile together rather than a load and a store a round (a 128 x 16 panel over 16 x 16
+   * work-items: 8 loads in flight, not 1):
+   * ```ts
+   * knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], { temporaryAddressSpace: 'local', defaultTag: 'l.auto', roundTag: 'unr' });
+   * ```
+   */
+  readonly roundTag?: TagSpec;
   /** Extra inames the fetch runs inside (loopy's fetch_outer_inames): a list, or loopy's comma-separated string `'i_outer, j_outer'`. */
   readonly fetchOuterInames?: string | readonly string[];
   /** The temporary's name (default `a_fetch` for an array `a`). */
@@ -156,6 +167,7 @@ export function addPrefetch(
     storeId: options.prefetchInsnId,
     defaultStoreId: options.ruleName ?? `${base}_fetch_rule`,
     defaultTag: options.defaultTag,
+    roundTag: options.roundTag,
     // the lanes of one vector are copied together, by one work-item
     ...(lanesAxis !== undefined ? { axisTag: (axis: number) => (axis === lanesAxis ? 'unr' : undefined) } : {}),
     addressSpace: options.temporaryAddressSpace,

@@ -46,6 +46,8 @@ export interface TileOptions<I extends string> {
 export interface PrefetchOptions<I extends string, Dims extends readonly string[]> {
   /** Tag of the fetch inames; `'l.auto'` spreads them over the local axes. */
   readonly defaultTag?: Tag<I>;
+  /** With `defaultTag: 'l.auto'`, the tag of the rounds over a tile longer than the work-group (`'unr'`: its loads issued together). */
+  readonly roundTag?: Tag<I>;
   /** Extra inames the fetch runs inside (loopy's `fetch_outer_inames`). */
   readonly fetchOuterInames?: readonly I[];
   /** The copy's name (default `a_fetch` for an array `a`). */

@@ -62,6 +62,7 @@ export const VERB_OPTIONS = {
   join: optionKeys<JoinInamesOptions>()(['tag', 'within']),
   prefetch: optionKeys<PrefetchOptions<string, readonly string[]>>()([
     'defaultTag',
+    'roundTag',
     'fetchOuterInames',
     'temporaryName',
     'space',
