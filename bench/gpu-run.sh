@@ -83,14 +83,14 @@ if $quick; then
   # SGEMM at 4096³ alone (the GPU's sizes; here the small ones), the awkward shapes, shorter searches
   sizes=--sizes=4096
   $local_run && sizes=
-  step torch 90 python3 bench/torch_side.py $full --json
+  step torch 120 python3 bench/torch_side.py $full --json
   step elementwise 60 ours elementwise --json --backends=opencl,cuda
   step matmul 90 ours matmul --json --backends=opencl,cuda $sizes --classic-up-to=0 --budget=10 --awkward-budget=2
   step reductions 30 ours reductions --json --backends=opencl,cuda
   step computations 60 ours computations --json --backends=opencl,cuda
   step fft 90 ours fft --json --backends=opencl,cuda
 else
-  step torch 120 python3 bench/torch_side.py $full --json
+  step torch 150 python3 bench/torch_side.py $full --json
   step elementwise 120 ours elementwise --json
   step matmul 210 ours matmul --json --budget=40
   step reductions 45 ours reductions --json
@@ -105,7 +105,7 @@ else
   step torch-hgemm 90 python3 bench/torch_hgemm.py --sizes=4096,8192
   step hgemm 150 ours hgemm --json --backends=cuda --sizes=4096,8192 --modes=hgemm,tf32 --config="$TENSOR_CONFIGS"
   # auto-scheduling (issue 31): every benchmark kernel, specialised to its sizes, with a spread of the space
-  step auto-schedule 420 ours auto-schedule --json --backends=opencl --budget=30 --measure=10 --fix-sizes --skip-untransformed --spread=10
+  step auto-schedule 600 ours auto-schedule --json --backends=opencl --budget=55 --measure=10 --fix-sizes --skip-untransformed --spread=5
 fi
 if $local_run; then
   step report 30 node --import tsx bench/report.ts "$lines" --out="$out"

@@ -18,6 +18,12 @@ and bench/matmul.ts, timed with CUDA events, printed as JSON lines that bench/re
                8192 x 8192 (GB/s read), torch.cumsum of the same (GB/s read + written), x.t().contiguous()
                of 8192 x 8192 (GB/s read + written), torch.matmul(a, b) and torch.matmul(a, b) * k at 4096³
                (TFLOP/s); without --full 2^18, 256 x 1024 and 128³, as ours
+  auto-schedule bench/auto-schedule.ts's kernels where PyTorch has the operation, at its --full sizes (without
+               --full, its small ones): matmul n 1024, batched matvec (torch.bmm) 64 of 1024², transpose
+               (x.t().contiguous()) 4096², row and column sums (torch.sum, dim 1 and 0) of 4096², softmax over
+               rows of 4096 x 1024, a 5 x 5 convolution of a 4100² image (torch.nn.functional.conv2d, valid),
+               the contraction 'bik,kj->bij' of 32 x 512³ (torch.matmul); milliseconds a call, case = the kernel's
+               name in bench/auto-schedule.ts, for issue 31's "at least 0.8x PyTorch"
   fft          bench/fft.ts's cases: torch.fft.fftn (cuFFT) of complex64 over the same axes, forward, out of
                place; GFLOP/s = 5 N log2 N per transform, as ours
 
@@ -155,6 +161,7 @@ def main():
         print(f"  torch reductions: FAILED: {e}", file=sys.stderr)
 
     computations(torch, cuda, record, args.full)
+    auto_schedule_ops(torch, cuda, record, args.full)
     ffts(torch, cuda, record, args.full)
     return 0
 
@@ -223,6 +230,47 @@ def computations(torch, cuda, record, full):
         torch.cuda.empty_cache()
     except Exception as e:
         print(f"  torch computations: FAILED: {e}", file=sys.stderr)
+
+
+def auto_schedule_ops(torch, cuda, record, full):
+    """bench/auto-schedule.ts's kernels where PyTorch has the operation (milliseconds a call), float32, TF32 off."""
+    F = torch.nn.functional
+    n_mm, nb, n_mv, n_t, rows, n_sm, m_sm, n_conv = (1024, 64, 1024, 4096, 4096, 4096, 1024, 4096) if full else (
+        128, 8, 128, 256, 256, 256, 256, 128)
+    contraction = (32, 512, 512, 512) if full else (4, 32, 64, 64)
+
+    def case(name, size, call, check):
+        try:
+            seconds = time_per_call(torch, call)
+            assert check(call()), f"{name} gave an unexpected result"
+            record("auto-schedule", name, size, seconds * 1e3, "ms")
+        except Exception as e:  # one failure must not cost the other figures
+            print(f"  torch auto-schedule {name}: FAILED: {e}", file=sys.stderr)
+
+    def close(got, want):
+        return torch.allclose(got.double(), want, rtol=1e-4, atol=1e-4 * float(want.abs().max()))
+
+    try:
+        a, b = torch.rand(n_mm, n_mm, device=cuda), torch.rand(n_mm, n_mm, device=cuda)
+        case("matmul", n_mm, lambda: torch.matmul(a, b), lambda r: close(r, a.double() @ b.double()))
+        m, x = torch.rand(nb, n_mv, n_mv, device=cuda), torch.rand(nb, n_mv, 1, device=cuda)
+        case("batched matvec", nb * n_mv * n_mv, lambda: torch.bmm(m, x), lambda r: close(r, m.double() @ x.double()))
+        t = torch.rand(n_t, n_t, device=cuda)
+        case("transpose", n_t * n_t, lambda: t.t().contiguous(), lambda r: torch.equal(r, t.t()))
+        s = torch.rand(rows, rows, device=cuda)
+        case("row sums", rows * rows, lambda: torch.sum(s, dim=1), lambda r: close(r, s.double().sum(1)))
+        case("column sums", rows * rows, lambda: torch.sum(s, dim=0), lambda r: close(r, s.double().sum(0)))
+        sm = torch.rand(n_sm, m_sm, device=cuda)
+        case("softmax over rows", n_sm * m_sm, lambda: torch.softmax(sm, dim=1), lambda r: close(r, torch.softmax(sm.double(), 1)))
+        image, w = torch.rand(1, 1, n_conv + 4, n_conv + 4, device=cuda), torch.rand(1, 1, 5, 5, device=cuda)
+        case("2-D convolution", n_conv * n_conv, lambda: F.conv2d(image, w), lambda r: close(r, F.conv2d(image.double(), w.double())))
+        bb, ni, nj, nk = contraction
+        xc, wc = torch.rand(bb, ni, nk, device=cuda), torch.rand(nk, nj, device=cuda)
+        case("tensor contraction", bb * ni * nj * nk, lambda: torch.matmul(xc, wc), lambda r: close(r, xc.double() @ wc.double()))
+        del a, b, m, x, t, s, sm, image, w, xc, wc
+        torch.cuda.empty_cache()
+    except Exception as e:
+        print(f"  torch auto-schedule: FAILED: {e}", file=sys.stderr)
 
 
 def ffts(torch, cuda, record, full):
