@@ -8,6 +8,7 @@
  *   node --import tsx bench/fit-cost-model.ts --results=bench/results/auto-schedule-h200-2026-12-03-eleventh-candidates.jsonl \
  *     [--bandwidth=4.25e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=67584] [--compute-units=132]
  *     [--counts]   (and what the model counted for each candidate)
+ *     [--target=cuda]  (the candidates recorded on CUDA: asynchronous copies, which OpenCL C cannot spell)
  *
  * The profile defaults are the H200's through OpenCL as measureDeviceProfile measures it since the twelfth
  * session (a copy of four elements a work-item: 4.25 TB/s; the runs before recorded 2.73 with one).
@@ -16,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { COMMON_LIMITS, fixParameters, predictScheduleTime, type Device, type LoopKernel } from '@loom/core';
 import { kernel } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
+import { cudaTarget } from '@loom/codegen-cuda';
 import { AUTO_SCHEDULE_CASES, kendallTau, kendallTauB } from './auto-schedule-kernels.ts';
 import { numberFlag, parseOptions } from './lib/cli.ts';
 
@@ -35,7 +37,7 @@ const computeUnits = numberFlag(options, 'compute-units', 132);
 // the model reads the target (to build the program) and the limits (to refuse what cannot run)
 const device = {
   name: 'recorded device',
-  target: openclTarget(),
+  target: options.flags.get('target') === 'cuda' ? cudaTarget() : openclTarget(),
   limits: { ...COMMON_LIMITS, maxLocalMemoryBytes: 48 * 1024 },
 } as unknown as Device;
 
