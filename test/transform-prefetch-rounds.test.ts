@@ -6,7 +6,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, addPrefetch, generateCode, makeKernel, run, splitIname, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  addPrefetch,
+  generateCode,
+  LoomError,
+  makeKernel,
+  run,
+  splitIname,
+  type LoopKernel,
+} from '@loom/core';
 import { kernel } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
 import { randomFloat32, testDevices } from './support/devices.ts';
@@ -81,6 +90,21 @@ test("the builder's prefetch takes roundTag: the same kernel as the function", (
     });
   assert.is(built.kernel.inameTags.get('a_dim_0_outer')?.kind, 'unroll');
   assert.is(generateCode(built.kernel, openclTarget()).code, generateCode(tiled('unr'), openclTarget()).code);
+});
+
+test('roundTag without l.auto would do nothing: a LoomError saying so', () => {
+  const knl = addDtypes(makeKernel(`{ [i]: 0<=i<${N} }`, 'out[i] = 2*a[i]'), { a: 'float32' });
+  for (const defaultTag of [undefined, 'l.0'] as const)
+    assert.throws(
+      () =>
+        addPrefetch(knl, 'a', ['i'], {
+          temporaryAddressSpace: 'local',
+          roundTag: 'unr',
+          ...(defaultTag ? { defaultTag } : {}),
+        }),
+      (e: unknown) =>
+        e instanceof LoomError && /option roundTag tags the rounds defaultTag 'l\.auto' leaves/.test(e.message),
+    );
 });
 
 test.run();

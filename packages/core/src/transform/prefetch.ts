@@ -315,6 +315,11 @@ function checkPrefetchNames(options: PrefetchOptions): void {
     );
   if (options.dimNames !== undefined && options.dimArgNames !== undefined)
     throw new LoomError('addPrefetch: give dimArgNames or dimNames (the same option), not both');
+  // only l.auto leaves rounds: with any other tag the option would do nothing
+  if (options.roundTag !== undefined && options.roundTag !== null && options.defaultTag !== 'l.auto')
+    throw new LoomError(
+      `addPrefetch: option roundTag tags the rounds defaultTag 'l.auto' leaves over a tile larger than the work-group; defaultTag is ${options.defaultTag === undefined ? 'not given' : `'${String(options.defaultTag)}'`}`,
+    );
   if (options.prefetchInsnId !== undefined) checkName(options.prefetchInsnId, 'addPrefetch: option prefetchInsnId');
   if (options.ruleName !== undefined) checkName(options.ruleName, 'addPrefetch: option ruleName');
 }

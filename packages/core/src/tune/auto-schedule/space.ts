@@ -215,8 +215,9 @@ const MAX_BLOCK_PRODUCT = 64;
 
 /**
  * The tiled candidates one knob away from `knobs`: one iname's work-items or register block
- * doubled or halved, work-items moved from one axis to another, two inames' places exchanged, or the next smaller or larger reduction staging. The search ranks these
- * around its best-ranked candidates (a hill climb on the model), which reaches the points a
+ * doubled or halved, work-items moved from one axis to another, two inames' places exchanged,
+ * or the next smaller or larger reduction staging. The search ranks these around its
+ * best-ranked candidates (a hill climb on the model), which reaches the points a
  * sample of the whole space rarely holds (matmul's 16 x 16 work-items of 4 x 4 among a few
  * thousand).
  */

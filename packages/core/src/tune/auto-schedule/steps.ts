@@ -29,8 +29,7 @@ export type ScheduleStep =
       /**
        * The part of `array` the swept inames touch, staged in local memory, its loops spread over
        * the work-group and the rounds a tile larger than it takes unrolled (each work-item's loads of
-       * the tile in flight together: a contraction's 128 x 128 tiles ran 0.43 ms with the rounds as
-       * loops, 0.27 ms unrolled, on the H200).
+       * the tile in flight together, as tileMatmul lays its panels out).
        */
       readonly kind: 'prefetch';
       readonly array: string;
