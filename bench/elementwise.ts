@@ -441,5 +441,6 @@ async function launchesOf(d: BenchDevice, call: () => Promise<unknown>): Promise
   }
   if (kernels.length === 0) throw new Error('the call launched nothing');
   const code = (compiled as { code?: GeneratedCode }).code ?? ({} as GeneratedCode);
-  return { device, code, compiled, kernels, launch: () => Promise.reject(new Error('timing only')), release() {} };
+  const timingOnly = () => Promise.reject(new Error('timing only'));
+  return { device, code, compiled, kernels, launch: timingOnly, launchRounds: timingOnly, release() {} };
 }

@@ -43,7 +43,7 @@ test("core's timeLaunchStream: launches behind a slow wait are queued until the 
   let launches = 0;
   // a launch that costs nothing, and a read-back that waits 2 ms (a WebGPU buffer mapping)
   const device = { read: () => new Promise<void>((done) => setTimeout(done, 2)) };
-  const prepared = { device, launch: async () => void launches++ } as never;
+  const prepared = { device, launchRounds: async (rounds: number) => void (launches += rounds) } as never;
   const probe = { buffer: { byteLength: 4 } } as never;
   const seconds = await timeLaunchStream(prepared, probe, { samples: 3 });
   // sized from one launch (2 ms) the samples held 10 launches: 200 µs each

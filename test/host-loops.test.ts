@@ -140,6 +140,23 @@ for (const device of testDevices()) {
     x.release();
     tmp.release();
   });
+
+  test(`${device.name}: host loops through launchRounds, each launch with its own loop values`, async () => {
+    // the same kernel is launched with other values of t and s: a device that batches the rounds
+    // into one submission (WebGPU) must not give them one set of values
+    const n = 9;
+    const x0 = Float32Array.from({ length: n }, (_, k) => 2 * k - 5);
+    const x = await DeviceArray.from(device, x0, 'float32');
+    const tmp = await DeviceArray.from(device, new Float32Array(n), 'float32');
+    const prepared = await prepareLaunch(shiftingKernel(), device, { x, tmp, n, T: 2 });
+    await prepared.launchRounds(3);
+    let expected = Array.from(x0);
+    for (let round = 0; round < 3; round++) expected = shiftingReference(Float32Array.from(expected), 2);
+    assert.equal(Array.from((await x.toHost()) as Float32Array), expected);
+    prepared.release();
+    x.release();
+    tmp.release();
+  });
 }
 
 test('a host loop cannot be unrolled, and cannot have bounds only a work-item knows', () => {

@@ -26,6 +26,39 @@ for (const device of testDevices()) {
     da.release();
     dout.release();
   });
+
+  test(`${device.name}: launchRounds(n) is n launches, each seeing the last one's writes`, async () => {
+    // two kernels a round (a global barrier between them), rounds queued as one submission where the device batches them
+    const knl = splitIname(
+      makeKernel(
+        '{ [i]: 0<=i<n }',
+        ['acc[i] = acc[i] + a[i]  {id=add}', '... gbarrier {id=wait, dep=add}', 'out[i] = 2*acc[i]  {dep=wait}'].join(
+          '\n',
+        ),
+      ),
+      'i',
+      32,
+      { outerTag: 'g.0', innerTag: 'l.0' },
+    );
+    const a = Float32Array.from({ length: 70 }, (_, k) => k % 7);
+    const acc = await DeviceArray.from(device, new Float32Array(70), 'float32');
+    const out = await DeviceArray.from(device, new Float32Array(70), 'float32');
+    const da = await DeviceArray.from(device, a, 'float32');
+    const prepared = await prepareLaunch(knl, device, { a: da, acc, out });
+    assert.is(prepared.kernels.length, 2);
+    await prepared.launchRounds(7);
+    await prepared.launchRounds(1);
+    assert.equal(
+      Array.from((await acc.toHost()) as Float32Array),
+      Array.from(a, (x) => 8 * x),
+    );
+    assert.equal(
+      Array.from((await out.toHost()) as Float32Array),
+      Array.from(a, (x) => 16 * x),
+    );
+    prepared.release();
+    for (const array of [da, acc, out]) array.release();
+  });
 }
 
 test('prepareLaunch refuses host arrays: it never copies', async () => {

@@ -28,6 +28,7 @@ import {
   type DeviceLimits,
   type GeneratedCode,
   type LaunchArgument,
+  type QueuedLaunch,
   type Target,
   checkOptionKeys,
   optionKeys,
@@ -328,6 +329,16 @@ class WgpuDevice implements WebGPUDevice {
       return Promise.reject(e);
     }
     return this.launcher.launch(compiled, kernel, args, groupCount, localSize);
+  }
+
+  /** `rounds` rounds of `launches` in one submit after the first round (launches.ts). */
+  launchRounds(compiled: WgslProgram, launches: readonly QueuedLaunch[], rounds: number): Promise<void> {
+    try {
+      this.checkAlive();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.launcher.launchRounds(compiled, launches, rounds);
   }
 
   release(buffer: DeviceBuffer): void {

@@ -1,5 +1,6 @@
 /**
- * Launching a kernel on WebGPU: one compute pass, one dispatch, one submit. What a launch
+ * Launching a kernel on WebGPU: one compute pass, one dispatch, one submit (a timed stream of
+ * launches: many passes, one submit, `launchRounds`). What a launch
  * needs besides (its bind group, the uniform buffer of its value arguments) is made once
  * and kept, so that a repeated launch costs what a hand-written dispatch costs:
  *
@@ -28,6 +29,7 @@ import {
   type DeviceLimits,
   type DType,
   type LaunchArgument,
+  type QueuedLaunch,
 } from '@loom/core';
 import { elementBytes, type ModuleLayout, type StorageBinding } from './bindings.ts';
 import { GpuBuffer } from './buffers.ts';
@@ -117,15 +119,57 @@ export class Launcher {
     if (recent.length > RECORDED_PER_KERNEL) recent.pop();
   }
 
+  /**
+   * `rounds` rounds of `launches` with one submit for all but the first: the first round is
+   * launched as usual (which records each launch and validates a new shape), the others are
+   * replayed from the records into one command buffer, a compute pass a launch, as a stream of
+   * submits would run them. Where a launch is not recorded (pooled arrays, textures) or two
+   * launches of one shape differ in their values (a shape's one uniform buffer holds one set
+   * for the whole submit), every round is launched as usual.
+   */
+  async launchRounds(compiled: WgslProgram, launches: readonly QueuedLaunch[], rounds: number): Promise<void> {
+    const launchAll = async () => {
+      for (const l of launches) await this.launch(compiled, l.kernel, l.args, l.groupCount, l.localSize);
+    };
+    if (rounds < 1) return;
+    await launchAll();
+    const records = launches.map((l) =>
+      this.recorded(l.kernel).find((r) => replays(r, compiled, l.args, l.groupCount, l.localSize)),
+    );
+    const values = new Map<ShapeCache, Uint8Array>();
+    const replayable = records.every((r) => {
+      if (!r) return false;
+      const bytes = r.uniformBytes;
+      if (!bytes) return true;
+      const other = values.get(r.shape);
+      values.set(r.shape, bytes);
+      return !other || sameBytes(other, bytes);
+    });
+    if (!replayable) {
+      for (let k = 1; k < rounds; k++) await launchAll();
+      return;
+    }
+    if (rounds === 1) return;
+    const encoder = this.device.createCommandEncoder();
+    for (const r of records as Recorded[]) this.writeUniform(r);
+    for (let k = 1; k < rounds; k++) for (const r of records as Recorded[]) encodePass(encoder, r);
+    this.device.queue.submit([encoder.finish()]);
+  }
+
   /** Encodes and submits a recorded launch again, rewriting the uniform buffer if another launch changed it. */
   private replay(r: Recorded): void {
+    this.writeUniform(r);
+    this.submit(r.pipeline, r.bindGroup, r.dispatch, undefined);
+  }
+
+  /** Puts a recorded launch's values back into its shape's uniform buffer if another launch changed them. */
+  private writeUniform(r: Recorded): void {
     const bytes = r.uniformBytes;
     if (bytes && r.shape.lastUniform !== bytes) {
       if (!r.shape.lastUniform || !sameBytes(r.shape.lastUniform, bytes))
         this.device.queue.writeBuffer(r.shape.uniform!, 0, bytes);
       r.shape.lastUniform = bytes;
     }
-    this.submit(r.pipeline, r.bindGroup, r.dispatch, undefined);
   }
 
   private submit(
@@ -136,11 +180,7 @@ export class Launcher {
     after?: () => void,
   ): void {
     const commands = encoder ?? this.device.createCommandEncoder();
-    const pass = commands.beginComputePass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, bindGroup);
-    pass.dispatchWorkgroups(dispatch[0], dispatch[1], dispatch[2]);
-    pass.end();
+    encodePass(commands, { pipeline, bindGroup, dispatch });
     after?.();
     this.device.queue.submit([commands.finish()]);
   }
@@ -392,6 +432,22 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * Whether a launch is `r` again: same program, grid, values, and buffers whose native
  * buffers and binding sizes are those recorded (a released buffer fails here).
  */
+/** One launch as a compute pass of its own (so that it sees the writes of the passes before it). */
+function encodePass(
+  encoder: GPUCommandEncoder,
+  {
+    pipeline,
+    bindGroup,
+    dispatch,
+  }: { pipeline: GPUComputePipeline; bindGroup: GPUBindGroup; dispatch: readonly [number, number, number] },
+): void {
+  const pass = encoder.beginComputePass();
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, bindGroup);
+  pass.dispatchWorkgroups(dispatch[0], dispatch[1], dispatch[2]);
+  pass.end();
+}
+
 function replays(
   r: Recorded,
   compiled: WgslProgram,

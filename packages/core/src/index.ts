@@ -450,7 +450,7 @@ export {
   type SubgroupFunctionName,
 } from './expr/subgroup-functions.ts';
 export { missingImplementation } from './functions/user-functions.ts';
-export { buildProgram } from './codegen/generate.ts';
+export { buildProgram, programShape } from './codegen/generate.ts';
 export {
   divisionTruncates,
   indexFacts,
@@ -478,6 +478,7 @@ export {
   type Device,
   type DeviceBuffer,
   type LaunchArgument,
+  type QueuedLaunch,
 } from './runtime/device.ts';
 export { BufferPool, DEFAULT_POOL_BYTES, sizeClass, type BufferPoolStats } from './runtime/buffer-pool.ts';
 export { evaluateInt, valuesEnv, type IntEnv } from './runtime/evaluate.ts';

@@ -149,8 +149,15 @@ export class DeviceKernelBuilder {
   /**
    * One device kernel running `schedule` (the whole kernel, or a part between global
    * barriers), inside the host loops over `hostInames`, whose values it takes as arguments.
+   * `statements: false` builds its parameters, grid and declarations only (its body holds
+   * the declarations), a fraction of the cost: what limits and cost models read.
    */
-  build(schedule: readonly ScheduleItem[], name = this.knl.name, hostInames: readonly string[] = []): KernelFunction {
+  build(
+    schedule: readonly ScheduleItem[],
+    name = this.knl.name,
+    hostInames: readonly string[] = [],
+    { statements: withStatements = true }: { readonly statements?: boolean } = {},
+  ): KernelFunction {
     const insns = scheduledInstructions(schedule).map((id) => this.byId.get(id)!);
     this.grid = findGrid(this.knl, new Set(insns.flatMap((i) => i.withinInames)));
     // statements first: the guards they need decide whether the kernel takes the flag buffer
@@ -158,7 +165,7 @@ export class DeviceKernelBuilder {
     const hardware = hardwareContext(this.grid, this.knl.assumptions);
     // the host runs its loops within their bounds: no guard checks them again
     const enforced = hostInames.length ? hardware.intersect(domainOf(this.knl, hostInames)) : hardware;
-    const statements = this.items(schedule, hostInames, enforced);
+    const statements = withStatements ? this.items(schedule, hostInames, enforced) : [];
     const flags = this.guards.siteCount > sitesBefore ? this.guards.checks!.flags : undefined;
     const written = new Set(insns.flatMap((i) => namesWritten(i)));
     const used = new Set(insns.flatMap((i) => [...namesRead(i, this.knl.substitutions), ...written]));

@@ -85,10 +85,26 @@ export function buildProgram(program: LoopKernel | Program, target?: Target, opt
   return build(knl, target, options).program;
 }
 
+/**
+ * The program's kernels with their parameters, grids and declarations but no statements: what
+ * the device's limits (`checkProgramLimits`) and a cost model read, at about half the cost of
+ * `buildProgram`. The kernel passes every check `buildProgram` makes before building statements;
+ * what only building them finds (a vector width the target lacks, a tensor tile's layout) is
+ * not found, so a kernel shaped here may still be refused by `buildProgram`.
+ * ```ts
+ * const shape = programShape(candidate, device.target);
+ * checkProgramLimits(shape, device.limits, device.name);
+ * ```
+ */
+export function programShape(program: LoopKernel | Program, target?: Target): ProgramAst {
+  return build(compiledKernel(program), target, {}, false).program;
+}
+
 function build(
   knl: LoopKernel,
   target: Target | undefined,
   options: CodegenOptions,
+  statements = true,
 ): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const { kernel, subkernels, host, args, typedArgs } = linearized(knl, target);
   checkGeneratable(kernel);
@@ -113,7 +129,7 @@ function build(
   });
   const built = withOccupancyRequest(
     kernel,
-    subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames)),
+    subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames, { statements })),
     target,
     facts,
   );

@@ -36,6 +36,18 @@ export function isImmutableArguments(args: readonly LaunchArgument[]): boolean {
   return true;
 }
 
+/** One launch as `Device.launch` takes it: a kernel, its arguments and its grid. */
+export interface QueuedLaunch {
+  /** The device kernel. */
+  readonly kernel: DeviceKernel;
+  /** Its launch arguments, in its parameter order. */
+  readonly args: readonly LaunchArgument[];
+  /** Work-groups per axis. */
+  readonly groupCount: readonly number[];
+  /** Work-items per work-group, per axis. */
+  readonly localSize: readonly number[];
+}
+
 /**
  * A device runs the code of its target. `Extra` is what that target tells the device
  * about its code (`Target<Extra>`), `Compiled` what the device makes of it: both stay
@@ -71,6 +83,18 @@ export interface Device<Extra = unknown, Compiled = unknown> {
     groupCount: readonly number[],
     localSize: readonly number[],
   ): Promise<void>;
+  /**
+   * Queues `rounds` rounds of `launches` (each as `launch` queues it, in order) as one submission,
+   * on a device whose submissions cost more than a short kernel runs: WebGPU puts them in one
+   * command buffer, where Dawn's submit and its wait for errors cost tens of microseconds a launch.
+   * Timing a stream of launches (`timeLaunches`) uses it where present, so that autotuning and
+   * device profiles time the kernels rather than the submissions. Devices without it are timed
+   * launch by launch, which on them costs what a launch costs.
+   * ```ts
+   * await device.launchRounds?.(compiled, [{ kernel, args, groupCount, localSize }], 100);
+   * ```
+   */
+  launchRounds?(compiled: Compiled, launches: readonly QueuedLaunch[], rounds: number): Promise<void>;
   /**
    * Gives the buffer's memory back. Devices with a pool (`poolStats`) keep it to hand out
    * again, after the work already queued with it: the buffer object itself stays released.

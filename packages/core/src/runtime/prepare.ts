@@ -18,26 +18,17 @@ import type { Program } from '../program/program.ts';
 import { LoomError } from '../errors.ts';
 import type { DType } from '../dtypes.ts';
 import { ownEntry } from '../names.ts';
-import type { DeviceKernel, GeneratedCode } from '../codegen/generated.ts';
+import type { GeneratedCode } from '../codegen/generated.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
+import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument, type QueuedLaunch } from './device.ts';
 import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
 import { checkBufferFits, planCall, type CallPlan, type PlannedLaunch } from './call-plan.ts';
 import { hostLaunches, type HostLaunch } from './host-loops.ts';
 import { resolveAliases } from './aliasing.ts';
 import type { ComplexScalar } from './arguments.ts';
 
-/** One kernel of the program, with its arguments and grid fixed. */
-export interface PreparedKernel {
-  /** The device kernel. */
-  readonly kernel: DeviceKernel;
-  /** Its launch arguments, in its parameter order. */
-  readonly args: readonly LaunchArgument[];
-  /** Work-groups per axis, at the bound values. */
-  readonly groupCount: readonly number[];
-  /** Work-items per work-group, per axis. */
-  readonly localSize: readonly number[];
-}
+/** One kernel of the program, with its arguments and grid (at the bound values) fixed. */
+export type PreparedKernel = QueuedLaunch;
 
 /** A kernel bound to device arrays by `prepareLaunch`: launch it again and again with no copies and no re-binding; release it when done. */
 export interface PreparedLaunch {
@@ -58,6 +49,17 @@ export interface PreparedLaunch {
    * dtype and shape, on the same device): ping-pong buffers, or a new output each time.
    */
   launch(arrays?: Readonly<Record<string, DeviceArray>>): Promise<void>;
+  /**
+   * Queues the program `rounds` times with the arrays it was prepared with, as one submission
+   * where the device batches launches (`Device.launchRounds`), else launch after launch: what
+   * timing a stream of launches needs. A program that checks its indices (`checkBounds`) reads
+   * its flags after each launch, so it is always launched one by one.
+   * ```ts
+   * await launch.launchRounds(100);
+   * await device.read(out.buffer, new Float32Array(1)); // the 100 have run
+   * ```
+   */
+  launchRounds(rounds: number): Promise<void>;
   /** Frees the global temporaries the program needs (the caller's arrays stay). */
   release(): void;
 }
@@ -121,7 +123,7 @@ export async function prepareLaunch(
   const dtypes = new Map(plan.arrays.map((a) => [a.arg.name, (ownEntry(args, a.arg.name) as DeviceArray).dtype]));
   const replaced = replacements(plan, order, device, buffers, dtypes, merged);
 
-  return {
+  const prepared: PreparedLaunch = {
     device,
     code,
     compiled,
@@ -141,10 +143,15 @@ export async function prepareLaunch(
         throw e;
       }
     },
+    async launchRounds(rounds: number) {
+      if (device.launchRounds && !checks && rounds > 1) return device.launchRounds(compiled, kernels, rounds);
+      for (let r = 0; r < rounds; r++) await prepared.launch();
+    },
     release() {
       for (const b of owned.splice(0)) device.release(b);
     },
   };
+  return prepared;
 }
 
 /**

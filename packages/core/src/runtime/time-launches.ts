@@ -1,6 +1,7 @@
 /**
  * How long a prepared launch takes, as its caller sees it: wall time from queuing the
- * launches to the device having finished them. The wait is a 4-byte read of one of the
+ * launches (as one submission where the device batches them, `Device.launchRounds`) to the
+ * device having finished them. The wait is a 4-byte read of one of the
  * launch's arrays, which every device orders after the work queued before it (in-order
  * queues), so no device needs a timer of its own. Used by device profiles
  * (statistics/profile.ts) and by the autotuner (tune/autotune.ts).
@@ -71,12 +72,12 @@ export async function timeLaunches(
 ): Promise<number> {
   const { samples = 5, repeat = 1 } = options;
   const bytes = new Uint8Array(Math.min(4, probe.buffer.byteLength));
-  await prepared.launch();
+  await prepared.launchRounds(1);
   await prepared.device.read(probe.buffer, bytes);
   const times: number[] = [];
   for (let s = 0; s < samples; s++) {
     const start = performance.now();
-    for (let r = 0; r < repeat; r++) await prepared.launch();
+    await prepared.launchRounds(repeat);
     await prepared.device.read(probe.buffer, bytes);
     times.push((performance.now() - start) / repeat / 1000);
   }

@@ -37,7 +37,7 @@
  */
 import { byteSize } from '../../dtypes.ts';
 import type { ProgramAst } from '../../codegen/ast.ts';
-import { buildProgram } from '../../codegen/generate.ts';
+import { programShape } from '../../codegen/generate.ts';
 import type { Device } from '../../runtime/device.ts';
 import { checkProgramLimits } from '../../runtime/limits.ts';
 import { parseExpression } from '../../expr/parse.ts';
@@ -91,7 +91,7 @@ export interface DeviceShape {
   readonly computeUnits?: number;
 }
 
-/** The model's time for `knl` (built as `program`) at `sizes` on a device with this profile. */
+/** The model's time for `knl` (shaped as `program`: its grid is what is read) at `sizes` on a device with this profile. */
 export function predictCost(
   knl: LoopKernel,
   program: ProgramAst,
@@ -389,7 +389,7 @@ export function predictScheduleTime(
   sizes: Readonly<Record<string, number>>,
   options: { readonly parallelism?: number; readonly computeUnits?: number } = {},
 ): CostBreakdown {
-  const program = buildProgram(knl, device.target);
+  const program = programShape(knl, device.target);
   checkProgramLimits(program, device.limits, device.name, targetFacts(device.target).heldInFloat);
   return predictCost(knl, program, profile, sizes, deviceShape(device, options));
 }

@@ -5,7 +5,7 @@
  * best-ranked, ranking their neighbours (space.ts's `neighbourCandidates`) until the best few
  * stay the same.
  */
-import { buildProgram } from '../../codegen/generate.ts';
+import { programShape } from '../../codegen/generate.ts';
 import { InternalError, LoomError } from '../../errors.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
 import type { Device } from '../../runtime/device.ts';
@@ -70,7 +70,9 @@ export function rankCandidates(
       seen.add(script);
       try {
         const candidate = applySchedule(knl, c.steps);
-        const program = buildProgram(candidate, device.target);
+        // the grid and the declarations are what the limits and the model read: the statements,
+        // most of a build's time, are built for the candidates checked and measured only
+        const program = programShape(candidate, device.target);
         checkProgramLimits(program, device.limits, device.name, targetFacts(device.target).heldInFloat);
         const cost = predictCost(candidate, program, profile, sizes, shape);
         const p: PredictedCandidate = { steps: c.steps, script, seconds: cost.seconds, cost };
