@@ -133,6 +133,7 @@ export class Launcher {
     };
     if (rounds < 1) return;
     await launchAll();
+    if (rounds === 1) return;
     const records = launches.map((l) =>
       this.recorded(l.kernel).find((r) => replays(r, compiled, l.args, l.groupCount, l.localSize)),
     );
@@ -149,7 +150,6 @@ export class Launcher {
       for (let k = 1; k < rounds; k++) await launchAll();
       return;
     }
-    if (rounds === 1) return;
     const encoder = this.device.createCommandEncoder();
     for (const r of records as Recorded[]) this.writeUniform(r);
     for (let k = 1; k < rounds; k++) for (const r of records as Recorded[]) encodePass(encoder, r);
@@ -428,10 +428,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/**
- * Whether a launch is `r` again: same program, grid, values, and buffers whose native
- * buffers and binding sizes are those recorded (a released buffer fails here).
- */
 /** One launch as a compute pass of its own (so that it sees the writes of the passes before it). */
 function encodePass(
   encoder: GPUCommandEncoder,
@@ -448,6 +444,10 @@ function encodePass(
   pass.end();
 }
 
+/**
+ * Whether a launch is `r` again: same program, grid, values, and buffers whose native
+ * buffers and binding sizes are those recorded (a released buffer fails here).
+ */
 function replays(
   r: Recorded,
   compiled: WgslProgram,

@@ -86,7 +86,7 @@ export interface Device<Extra = unknown, Compiled = unknown> {
   /**
    * Queues `rounds` rounds of `launches` (each as `launch` queues it, in order) as one submission,
    * on a device whose submissions cost more than a short kernel runs: WebGPU puts them in one
-   * command buffer, where Dawn's submit and its wait for errors cost tens of microseconds a launch.
+   * command buffer, where Dawn's submit costs tens of microseconds a launch.
    * Timing a stream of launches (`timeLaunches`) uses it where present, so that autotuning and
    * device profiles time the kernels rather than the submissions. Devices without it are timed
    * launch by launch, which on them costs what a launch costs.
