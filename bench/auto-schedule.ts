@@ -57,6 +57,8 @@ interface Row {
   readonly tauB: number | null;
   readonly pickedWithin: number | null;
   readonly tuningSeconds: number;
+  /** Seconds from the search's start to the end of each phase: ranking, checks, measurements. */
+  readonly phaseEnds: Readonly<Record<string, number>>;
   readonly script: string;
   /**
    * Each measured candidate: its script, the model's counts and seconds, and the measured seconds
@@ -101,6 +103,8 @@ async function benchOne(
   profile: Awaited<ReturnType<typeof measureDeviceProfile>>,
 ): Promise<Row> {
   const started = performance.now();
+  // seconds since the start when each phase (rank, check, measure) last reported: where the time went
+  const phaseEnds: Record<string, number> = {};
   const result = await autoSchedule(c.kernel, device, {
     sizes,
     budget,
@@ -111,6 +115,7 @@ async function benchOne(
     fixSizes,
     space: { candidates },
     onProgress: (p) => {
+      phaseEnds[p.phase] = p.elapsedSeconds;
       if (p.done === p.total) progress(`  ${c.name}: ${p.phase} ${p.done}/${p.total}`);
     },
   });
@@ -191,6 +196,7 @@ async function benchOne(
     tauB,
     pickedWithin: modelPick === null ? null : modelPick / measuredBest,
     tuningSeconds,
+    phaseEnds,
     candidates: measuredCandidates,
     ...(spread
       ? {
@@ -227,7 +233,9 @@ function format(row: Row): string {
     `tau ${ratio(row.tau)} (tau-b ${ratio(row.tauB)})`,
     ...(row.spread ? [`tau over ${row.spread.length} spread ${ratio(row.tauSpread ?? null)}`] : []),
     `model's pick ${ratio(row.pickedWithin)}x the best`,
-    `tuned in ${row.tuningSeconds.toFixed(1)} s`,
+    `tuned in ${row.tuningSeconds.toFixed(1)} s (${Object.entries(row.phaseEnds)
+      .map(([phase, at]) => `${phase} until ${at.toFixed(1)} s`)
+      .join(', ')})`,
   ].join(', ');
 }
 

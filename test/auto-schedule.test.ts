@@ -693,3 +693,68 @@ test('loom tune --auto prints the script of each kernel the file exports; pasted
 });
 
 test.run();
+
+/** A 3 x 3 filter over an (n+2) x (m+2) image: reductions over a window of taps, no single reduction iname. */
+const CONVOLUTION = (() => {
+  const knl = addDtypes(
+    makeKernel(
+      '{ [i,j,di,dj]: 0<=i<n and 0<=j<m and 0<=di,dj<3 }',
+      'out[i, j] = sum((di, dj), w[di, dj]*a[i + di, j + dj])',
+      undefined,
+      {
+        name: 'conv',
+      },
+    ),
+    { a: 'float32', w: 'float32' },
+  );
+  const sizes = { n: 21, m: 38 };
+  const a = randomFloat32((sizes.n + 2) * (sizes.m + 2), 11);
+  const w = randomFloat32(9, 12);
+  const want = Array.from({ length: sizes.n * sizes.m }, (_, k) => {
+    const i = Math.floor(k / sizes.m);
+    const j = k % sizes.m;
+    let s = 0;
+    for (let t = 0; t < 9; t++) s += w[t]! * a[(i + Math.floor(t / 3)) * (sizes.m + 2) + j + (t % 3)]!;
+    return s;
+  });
+  return { knl, sizes, a, w, want };
+})();
+
+test("a convolution's taps make a window: the space stages the filter and the tile's image, halo included, or reads them where they are", () => {
+  const { knl, sizes } = CONVOLUTION;
+  const analysis = analyzeKernel(knl, sizes);
+  assert.equal(
+    analysis.window?.inames.map((w) => `${w.iname}:${w.extent}`),
+    ['di:3', 'dj:3'],
+  );
+  const restrictions = { candidates: 400, maxGroup: 256 };
+  const all = enumerateCandidates(analysis, restrictions, 1);
+  const staged = all.filter((c) => c.knobs?.window);
+  assert.ok(staged.length > 0 && staged.length < all.length, `${staged.length} of ${all.length} staged`);
+  const script = scheduleScript(staged[0]!.steps);
+  assert.match(script, /\.prefetch\('w', \['di', 'dj'\]/);
+  assert.match(script, /\.prefetch\('a', \[[^\]]*'di'[^\]]*'dj'/);
+  // the neighbours read them where they are again, and stage nothing without the option
+  assert.ok(neighbourCandidates(analysis, restrictions, staged[0]!.knobs!).some((c) => !c.knobs?.window));
+  const unstaged = enumerateCandidates(analysis, { ...restrictions, localMemory: false }, 1);
+  assert.not.ok(unstaged.some((c) => c.knobs?.window || scheduleScript(c.steps).includes('prefetch')));
+});
+
+for (const device of testDevices())
+  test(`${device.name}: window-staged convolutions compute what the kernel as written computes`, async () => {
+    const { knl, sizes, a, w, want } = CONVOLUTION;
+    const analysis = analyzeKernel(knl, sizes);
+    const staged = enumerateCandidates(analysis, { candidates: 400, maxGroup: 256 }, 1).filter((c) => c.knobs?.window);
+    // one with register blocks on both axes, one without, one with an iname whole on a group axis
+    const blocked = staged.find((c) => c.knobs!.placements.every((p) => p.axis === undefined || p.block > 1));
+    const plain = staged.find((c) => c.knobs!.placements.every((p) => p.block === 1 && p.local > 1));
+    const whole = staged.find((c) => c.knobs!.placements.some((p) => p.axis !== undefined && p.local === 1));
+    for (const c of [blocked, plain, whole]) {
+      assert.ok(c, 'a candidate of each kind');
+      const { out } = (await run(applySchedule(knl, c.steps), device, { a, w, ...sizes })) as { out: Float32Array };
+      want.forEach((v, k) => {
+        if (!(Math.abs(out[k]! - v) <= 1e-4 * (1 + Math.abs(v))))
+          assert.unreachable(`${c.label}: out[${k}] is ${out[k]}, not ${v}`);
+      });
+    }
+  });

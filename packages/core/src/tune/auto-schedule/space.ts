@@ -5,7 +5,9 @@
  * a third parallel iname whole on `g.2`, the rest sequential loops in a fixed priority; and for
  * a kernel with one reduction, its iname split with the inputs the work-group shares staged in
  * local memory per step (`addPrefetch`, fetch loops spread over the group), or split across the
- * work-group's l.0 (a tree in local memory) with the parallel inames whole on group axes. The candidates are
+ * work-group's l.0 (a tree in local memory) with the parallel inames whole on group axes; for a
+ * kernel whose reductions run over a small window (a convolution's taps), the window's inputs the
+ * tile reads, halo included, staged whole in local memory or read where they are. The candidates are
  * lists of steps (steps.ts): whether Loom builds them is decided by building them (search.ts).
  */
 import { LoomError } from '../../errors.ts';
@@ -52,7 +54,20 @@ export interface KernelAnalysis {
    * sum over l, its quotients over j), with their extents. A work-group can take a row together.
    */
   readonly rows?: readonly { readonly iname: string; readonly extent: number }[];
+  /**
+   * Where every reduction runs over a small window (a convolution's filter taps, at most
+   * WINDOW_EXTENT values an iname): the window's inames and the global arrays read inside its
+   * reductions. A work-group can stage each such array's part its tile reads, halo included,
+   * once in local memory, where neighbouring work-items read it again and again from there.
+   */
+  readonly window?: {
+    readonly inames: readonly { readonly iname: string; readonly extent: number }[];
+    readonly reads: readonly { readonly array: string; readonly inames: ReadonlySet<string> }[];
+  };
 }
+
+/** The most values a reduction iname takes for its reduction to count as a window (a filter's taps). */
+const WINDOW_EXTENT = 16;
 
 /** One point of the space: its steps and a short name for progress reports. */
 export interface Candidate {
@@ -70,6 +85,8 @@ export interface Candidate {
 export interface Knobs {
   readonly placements: readonly Placement[];
   readonly staged: number;
+  /** The window's arrays staged in local memory whole for the work-group's tile (kernels with a `window`). */
+  readonly window?: boolean;
   readonly doubleBuffered?: boolean;
   /** The staged tiles filled by asynchronous copies. */
   readonly asyncCopies?: boolean;
@@ -100,21 +117,42 @@ export function analyzeKernel(knl: LoopKernel, sizes: Readonly<Record<string, nu
         const e = extentOf(knl, iname, sizes);
         return e === undefined ? [] : [{ iname, extent: e }];
       });
-    return { parallel, reads: [], ...(reduced.size > 0 && rows.length > 0 ? { rows } : {}) };
+    const window = windowOf(knl, reduced, pure, sizes);
+    return {
+      parallel,
+      reads: [],
+      ...(reduced.size > 0 && rows.length > 0 ? { rows } : {}),
+      ...(window ? { window } : {}),
+    };
   }
   const iname = pure[0]!;
+  return { parallel, reduction: { iname, extent }, reads: readsWithin(knl, [iname]) };
+}
+
+/** The global arrays read inside reductions over any of `inames`, with the inames their indices use. */
+function readsWithin(knl: LoopKernel, inames: readonly string[]): KernelAnalysis['reads'] {
   const reads = new Map<string, Set<string>>();
   for (const access of allAccesses(knl)) {
-    if (access.isWrite || !access.reductionInames.includes(iname) || !knl.arg(access.array)) continue;
-    const inames = reads.get(access.array) ?? new Set<string>();
-    for (const index of access.indices) for (const v of freeVariables(index)) if (knl.inames.includes(v)) inames.add(v);
-    reads.set(access.array, inames);
+    if (access.isWrite || !access.reductionInames.some((r) => inames.includes(r)) || !knl.arg(access.array)) continue;
+    const used = reads.get(access.array) ?? new Set<string>();
+    for (const index of access.indices) for (const v of freeVariables(index)) if (knl.inames.includes(v)) used.add(v);
+    reads.set(access.array, used);
   }
-  return {
-    parallel,
-    reduction: { iname, extent },
-    reads: [...reads].map(([array, inames]) => ({ array, inames })),
-  };
+  return [...reads].map(([array, used]) => ({ array, inames: used }));
+}
+
+/** The kernel's window, where every reduction iname is pure and takes at most WINDOW_EXTENT values. */
+function windowOf(
+  knl: LoopKernel,
+  reduced: ReadonlySet<string>,
+  pure: readonly string[],
+  sizes: Readonly<Record<string, number>>,
+): KernelAnalysis['window'] {
+  if (reduced.size === 0 || pure.length !== reduced.size) return undefined;
+  const inames = pure.map((iname) => ({ iname, extent: extentOf(knl, iname, sizes) }));
+  if (!inames.every((w) => w.extent !== undefined && w.extent <= WINDOW_EXTENT)) return undefined;
+  const reads = readsWithin(knl, pure);
+  return reads.length === 0 ? undefined : { inames: inames.map((w) => ({ iname: w.iname, extent: w.extent! })), reads };
 }
 
 /** The number of values `iname` takes at `sizes`, or undefined where it cannot go on a hardware axis. */
@@ -159,8 +197,8 @@ export function enumerateCandidates(
     }
   };
   for (const placements of placementsOf(analysis, restrictions))
-    for (const step of reductionSteps(analysis, restrictions)) {
-      const c = candidateOf(analysis, placements, step);
+    for (const staging of stagingsOf(analysis, restrictions)) {
+      const c = candidateOf(analysis, { placements, ...staging });
       if (c) add(c);
     }
   const random = xorshift(seed);
@@ -228,8 +266,6 @@ export function neighbourCandidates(
 ): Candidate[] {
   const out: Candidate[] = [];
   const { placements, staged } = knobs;
-  const doubled = knobs.doubleBuffered ?? false;
-  const copiedAsynchronously = knobs.asyncCopies ?? false;
   const valid = (placed: readonly Placement[]) => {
     const onAxes = placed.filter((p) => p.axis !== undefined);
     const group = onAxes.reduce((a, p) => a * p.local, 1);
@@ -250,24 +286,20 @@ export function neighbourCandidates(
       )
     );
   };
-  const push = (
-    placed: readonly Placement[],
-    stagedSteps: number,
-    twoBuffers = doubled,
-    asynchronous = copiedAsynchronously,
-  ) => {
+  // the knobs with some changed: the others, double buffers and asynchronous copies included, kept
+  const push = (placed: readonly Placement[], changes: Partial<Omit<Knobs, 'placements'>> = {}) => {
     if (!valid(placed)) return;
-    const c = candidateOf(analysis, placed, stagedSteps, twoBuffers, asynchronous);
+    const c = candidateOf(analysis, { ...knobs, placements: placed, ...changes });
     if (c) out.push(c);
   };
   placements.forEach((p, k) => {
     if (p.axis === undefined) return;
     const changed = (q: Partial<Placement>) => placements.map((x, m) => (m === k ? { ...x, ...q } : x));
-    for (const local of [p.local * 2, p.local / 2]) push(changed({ local }), staged);
-    for (const block of [p.block * 2, p.block / 2]) push(changed({ block }), staged);
+    for (const local of [p.local * 2, p.local / 2]) push(changed({ local }));
+    for (const block of [p.block * 2, p.block / 2]) push(changed({ block }));
     // work-items traded for registers: the same tile of the iname, computed by fewer, fuller work-items
-    push(changed({ local: p.local / 2, block: p.block * 2 }), staged);
-    push(changed({ local: p.local * 2, block: p.block / 2 }), staged);
+    push(changed({ local: p.local / 2, block: p.block * 2 }));
+    push(changed({ local: p.local * 2, block: p.block / 2 }));
   });
   // work-items moved from one axis to another, the work-group's size kept (64 x 4 to 32 x 8 to 16 x 16)
   placements.forEach((p, k) =>
@@ -275,7 +307,6 @@ export function neighbourCandidates(
       if (k === m || p.axis === undefined || q.axis === undefined) return;
       push(
         placements.map((x, n) => (n === k ? { ...x, local: p.local / 2 } : n === m ? { ...x, local: q.local * 2 } : x)),
-        staged,
       );
     }),
   );
@@ -287,15 +318,17 @@ export function neighbourCandidates(
       const swapped = placements.map((x, n) =>
         n === k ? { ...x, iname: q.iname, extent: q.extent } : n === m ? { ...x, iname: p.iname, extent: p.extent } : x,
       );
-      push(swapped, staged);
+      push(swapped);
     }),
   );
   const stagings = reductionSteps(analysis, restrictions);
   const at = stagings.indexOf(staged);
-  for (const s of [stagings[at - 1], stagings[at + 1]]) if (s !== undefined) push(placements, s);
+  for (const s of [stagings[at - 1], stagings[at + 1]]) if (s !== undefined) push(placements, { staged: s });
   // the staged tiles in one buffer or two, copied through registers or asynchronously where the device can
-  if (staged > 0) push(placements, staged, !doubled);
-  if (staged > 0 && restrictions.asyncCopies) push(placements, staged, doubled, !copiedAsynchronously);
+  if (staged > 0) push(placements, { doubleBuffered: !knobs.doubleBuffered });
+  if (staged > 0 && restrictions.asyncCopies) push(placements, { asyncCopies: !knobs.asyncCopies });
+  // the window's inputs staged for the tile, or read where they are
+  if (analysis.window && restrictions.localMemory !== false) push(placements, { window: !knobs.window });
   return out;
 }
 
@@ -306,6 +339,15 @@ function localSizes(extent: number, sizes: readonly number[], most: number): num
   return fit;
 }
 
+/**
+ * What a candidate may stage in local memory besides its placements: the reduction's steps per
+ * round (0: none), or the window's inputs whole for the tile.
+ */
+function stagingsOf(analysis: KernelAnalysis, restrictions: SpaceRestrictions): Pick<Knobs, 'staged' | 'window'>[] {
+  const steps = reductionSteps(analysis, restrictions).map((staged) => ({ staged }));
+  return analysis.window && restrictions.localMemory !== false ? [...steps, { staged: 0, window: true }] : steps;
+}
+
 /** The reduction's step counts staged per round (0: not split). */
 function reductionSteps(analysis: KernelAnalysis, restrictions: SpaceRestrictions): number[] {
   const r = analysis.reduction;
@@ -313,22 +355,19 @@ function reductionSteps(analysis: KernelAnalysis, restrictions: SpaceRestriction
   return [0, ...[8, 16, 32].filter((s) => s <= r.extent)];
 }
 
-function candidateOf(
-  analysis: KernelAnalysis,
-  placed: readonly Placement[],
-  staged: number,
-  doubleBuffered = false,
-  asyncCopies = false,
-): Candidate | undefined {
+function candidateOf(analysis: KernelAnalysis, chosen: Knobs): Candidate | undefined {
+  const { placements: placed, staged } = chosen;
   const steps: ScheduleStep[] = [];
   const localParts = new Map<string, string[]>();
   const blockTag = analysis.reduction ? 'ilp' : 'unr';
   const labels: string[] = [];
+  // only the knobs that apply: two candidates with the same steps have the same knobs
   const knobs: Knobs = {
     placements: placed,
     staged,
-    ...(doubleBuffered && staged > 0 ? { doubleBuffered } : {}),
-    ...(asyncCopies && staged > 0 ? { asyncCopies } : {}),
+    ...(chosen.doubleBuffered && staged > 0 ? { doubleBuffered: true } : {}),
+    ...(chosen.asyncCopies && staged > 0 ? { asyncCopies: true } : {}),
+    ...(chosen.window && analysis.window ? { window: true } : {}),
   };
   for (const p of placed) {
     if (p.axis === undefined) continue;
@@ -374,6 +413,23 @@ function candidateOf(
     labels.push(
       `${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}${knobs.doubleBuffered ? ' double-buffered' : ''}${knobs.asyncCopies ? ' async' : ''}`,
     );
+  } else if (knobs.window && analysis.window) {
+    const windowInames = new Set(analysis.window.inames.map((w) => w.iname));
+    const grouped = placed.filter((p) => p.axis !== undefined && p.local > 1).map((p) => p.iname);
+    // staged where the tile's work-items share what they read: an input every work-item of the
+    // group reads whole (a filter), or one its neighbours read shifted by the window (an image)
+    const fetches = analysis.window.reads.filter(
+      ({ inames }) =>
+        [...inames].every((i) => windowInames.has(i) || localParts.has(i)) &&
+        (grouped.some((g) => !inames.has(g)) || [...inames].some((i) => windowInames.has(i))),
+    );
+    if (fetches.length === 0) return undefined;
+    for (const { array, inames } of fetches) {
+      const sweep = [...inames].flatMap((i) => (windowInames.has(i) ? [i] : localParts.get(i)!));
+      steps.push({ kind: 'prefetch', array, sweep });
+    }
+    if (loops.length > 1) steps.push({ kind: 'prioritize', order: loops });
+    labels.push(`window staged ${fetches.map((f) => f.array).join(',')}`);
   } else if (loops.length > 1) steps.push({ kind: 'prioritize', order: loops });
   return { steps, label: labels.join(' '), knobs };
 }
