@@ -25,11 +25,29 @@ test('a short kernel behind a long wait: timed within 2% of its own time', async
   assert.ok(Math.max(...counts) * 25e-6 >= 0.1 - 3e-3, `batches of ${Math.max(...counts)}`);
 });
 
-test('a long kernel is not batched: one launch a sample, after one to warm up', async () => {
+test('a long kernel is not batched: one launch a sample, after one to warm up and one to confirm it', async () => {
   const { batch, counts } = device(0.2, 1e-3);
   const seconds = await batchedSeconds(batch, { samples: 2, maxSeconds: 10 });
   assert.ok(Math.abs(seconds - 0.201) < 1e-9);
-  assert.equal(counts, [1, 1, 1]);
+  assert.equal(counts, [1, 1, 1, 1]);
+});
+
+test('a first launch slowed by one-off costs does not settle the count: the batch grows from its second timing', async () => {
+  const counts: number[] = [];
+  // 0.13 ms a launch behind a 1 ms wait, the first launch 300 ms (its compilation, say)
+  const batch = async (count: number) => {
+    counts.push(count);
+    return counts.length === 1 ? 0.3 : 1e-3 + count * 0.13e-3;
+  };
+  const seconds = await batchedSeconds(batch, { samples: 3 });
+  assert.ok(Math.abs(seconds - 0.13e-3) / 0.13e-3 < 0.02, `${seconds * 1e3} ms per launch`);
+  assert.ok(Math.max(...counts) > 100, `batches of ${Math.max(...counts)}`);
+});
+
+test('a very long first launch is not timed again', async () => {
+  const { batch, counts } = device(2, 0);
+  await batchedSeconds(batch, { samples: 1, maxSeconds: 0 });
+  assert.equal(counts, [1, 1]);
 });
 
 test('the batch stops growing at its cap', async () => {
@@ -49,6 +67,20 @@ test("core's timeLaunchStream: launches behind a slow wait are queued until the 
   // sized from one launch (2 ms) the samples held 10 launches: 200 µs each
   assert.ok(seconds < 20e-6, `${seconds * 1e6} µs per launch`);
   assert.ok(launches > 1000, `${launches} launches`);
+});
+
+test("core's timeLaunchStream: a first timed launch slowed by one-off costs does not make every sample one launch", async () => {
+  const { timeLaunchStream } = await import('../packages/core/src/runtime/time-launches.ts');
+  let reads = 0;
+  let launches = 0;
+  // launches of no cost behind a 1 ms wait; the read after the first timed launch waits 68 ms (the
+  // H200's Dawn after the autotuner's check had read 64 MB back)
+  const device = { read: () => new Promise<void>((done) => setTimeout(done, ++reads === 2 ? 68 : 1)) };
+  const prepared = { device, launchRounds: async (rounds: number) => void (launches += rounds) } as never;
+  const probe = { buffer: { byteLength: 4 } } as never;
+  const seconds = await timeLaunchStream(prepared, probe, { samples: 3 });
+  assert.ok(seconds < 50e-6, `${seconds * 1e6} µs per launch`);
+  assert.ok(launches > 100, `${launches} launches`);
 });
 
 test.run();
