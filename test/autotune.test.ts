@@ -252,7 +252,6 @@ test('loom tune: usage mistakes exit with 2, a file without problems with 1', as
   assert.match(help.stdout, 'usage: loom tune');
 });
 
-test.run();
 
 test('a configuration whose one launch outlasts the budget left is timed by that launch, not timed again', async () => {
   const { cpuDevice } = await import('@loom/codegen-js');
@@ -286,3 +285,40 @@ test('a configuration whose one launch outlasts the budget left is timed by that
   assert.is(trial!.timedOnce, true);
   assert.is(timings, 0, 'the timing function was not called');
 });
+
+test('configurations are built and checked a group at a time, then timed back to back (a GPU idle while one compiles slows its timing)', async () => {
+  const [device] = testDevices();
+  const events: string[] = [];
+  const space = Array.from({ length: 10 }, (_, k) => ({ group: 2 ** (k % 5) }));
+  const result = await autotune(
+    {
+      ...scaleTuning,
+      name: 'grouped timing',
+      space,
+      build: (config) => {
+        events.push('build');
+        return scaleTuning.build(config);
+      },
+      check: undefined,
+    },
+    device!,
+    {
+      time: async () => {
+        events.push('time');
+        return 1e-3;
+      },
+    },
+  );
+  assert.is(result.trials.length, 10);
+  // eight built, eight timed, then the last two
+  assert.is(
+    events.join(' '),
+    [...Array(8).fill('build'), ...Array(8).fill('time'), 'build', 'build', 'time', 'time'].join(' '),
+  );
+  assert.equal(
+    result.trials.map((t) => t.config),
+    space,
+  );
+});
+
+test.run();

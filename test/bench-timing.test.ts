@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { batchedSeconds } from '../bench/lib/timing.ts';
+import { testDevices } from './support/devices.ts';
 
 /** A device whose batches take `wait` seconds more than their launches of `each` seconds. */
 const device = (each: number, wait: number) => {
@@ -81,6 +82,45 @@ test("core's timeLaunchStream: a first timed launch slowed by one-off costs does
   const seconds = await timeLaunchStream(prepared, probe, { samples: 3 });
   assert.ok(seconds < 50e-6, `${seconds * 1e6} µs per launch`);
   assert.ok(launches > 100, `${launches} launches`);
+});
+
+test("core's timeLaunchStream: a device whose clocks rise under load is kept busy its warm-up before it is timed, once while timings follow each other", async () => {
+  const { timeLaunchStream } = await import('../packages/core/src/runtime/time-launches.ts');
+  // launches of 40 µs that run 4x slower until the device has worked 0.3 s; the wait for it is the launches' time
+  let busy = 0;
+  let queued = 0;
+  let launches = 0;
+  const device = {
+    warmUpSeconds: 0.3,
+    read: async () => {
+      const seconds = queued * (busy < 0.3 ? 160e-6 : 40e-6);
+      busy += seconds;
+      queued = 0;
+      await new Promise((done) => setTimeout(done, seconds * 1000));
+    },
+  };
+  const prepared = {
+    device,
+    launchRounds: async (rounds: number) => {
+      queued += rounds;
+      launches += rounds;
+    },
+  } as never;
+  const probe = { buffer: { byteLength: 4 } } as never;
+  const seconds = await timeLaunchStream(prepared, probe, { samples: 3 });
+  assert.ok(Math.abs(seconds - 40e-6) / 40e-6 < 0.1, `${seconds * 1e6} µs per launch`);
+  // timed again at once: no second warm-up (0.3 s of launches would be 7500 more)
+  const before = launches;
+  await timeLaunchStream(prepared, probe, { samples: 3 });
+  assert.ok(launches - before < 5000, `${launches - before} launches`);
+});
+
+test('software and CPU devices are timed without a warm-up; GPUs with one', () => {
+  for (const device of testDevices()) {
+    const software = /Portable Computing Language|llvmpipe|SwiftShader|JavaScript|^C:/.test(device.name);
+    if (software) assert.is(device.warmUpSeconds, undefined, device.name);
+    else assert.ok((device.warmUpSeconds ?? 0) > 0, device.name);
+  }
 });
 
 test.run();

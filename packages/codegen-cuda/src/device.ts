@@ -74,6 +74,8 @@ class NvidiaDevice implements CudaDevice {
   readonly target = cudaTarget();
   readonly name: string;
   readonly limits: DeviceLimits;
+  /** How long its clocks take to rise under load from idle (2.8 s on the H200). */
+  readonly warmUpSeconds = 3;
 
   constructor(readonly context: CudaContext) {
     this.name = `CUDA: ${context.info.name} (${context.info.architecture})`;

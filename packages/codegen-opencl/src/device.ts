@@ -64,14 +64,19 @@ export function openclUnavailableReason(): string {
   return OpenCLContext.unavailableReason() ?? 'unknown reason';
 }
 
+/** How long a GPU's clocks take to rise under load from idle (`Device.warmUpSeconds`: 2.8 s on the H200). */
+const GPU_WARM_UP_SECONDS = 3;
+
 class ClDevice implements OpenCLDevice {
   readonly target: ReturnType<typeof openclTarget>;
   readonly name: string;
   readonly limits: DeviceLimits;
+  readonly warmUpSeconds: number | undefined;
 
   constructor(readonly context: OpenCLContext) {
     this.name = `OpenCL: ${context.info.deviceName} (${context.info.platformName})`;
     this.limits = openclLimits(context.info);
+    this.warmUpSeconds = context.info.type === 'gpu' ? GPU_WARM_UP_SECONDS : undefined;
     // without cl_khr_fp16, float16 is stored as half and computed in float (half-storage.ts)
     const { extensions, platformName } = context.info;
     this.target = openclTarget({

@@ -54,6 +54,9 @@ export type { WgslProgram };
 
 // WebGPU's flag values (the GPUBufferUsage and GPUMapMode globals exist in browsers, but not
 // in Node unless the `webgpu` package's globals are installed)
+/** How long a GPU's clocks take to rise under load from idle (`Device.warmUpSeconds`: 2.8 s on the H200). */
+const GPU_WARM_UP_SECONDS = 3;
+
 const USAGE = { MAP_READ: 0x1, COPY_DST: 0x8 } as const;
 const MAP_MODE_READ = 0x1;
 
@@ -196,6 +199,7 @@ class WgpuDevice implements WebGPUDevice {
   private readonly launcher: Launcher;
   /** Mappable buffers for reading back, by size, reused: each read takes one and gives it back unmapped. */
   private readonly staging: LruCache<number, GPUBuffer[]>;
+  readonly warmUpSeconds: number | undefined;
 
   constructor(
     /** Held so that Dawn's instance outlives the device (see dawn.ts). */
@@ -210,6 +214,11 @@ class WgpuDevice implements WebGPUDevice {
     poolBytes: number,
   ) {
     this.limits = loomLimits(wgslLimits);
+    // a software adapter (lavapipe, SwiftShader) runs on the CPU, whose speed needs no warming up
+    const software =
+      (adapterInfo as { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
+      adapterInfo.architecture === 'software';
+    this.warmUpSeconds = software ? undefined : GPU_WARM_UP_SECONDS;
     this.programs = new LruCache(cacheSize);
     this.memory = new GpuMemory(gpuDevice, wgslLimits.maxBufferSize, poolBytes);
     this.launcher = new Launcher(gpuDevice, wgslLimits, cacheSize);

@@ -61,6 +61,14 @@ export interface Device<Extra = unknown, Compiled = unknown> {
   readonly target: Target<Extra>;
   /** `run` checks data-dependent indices here unless told otherwise (bounds-flags.ts). */
   readonly checksBoundsByDefault?: boolean;
+  /**
+   * Seconds of work after which a device idle for a while runs at full speed (absent: 0, as a
+   * CPU's). A GPU lowers its clocks within about a second of idling and raises them again over
+   * seconds of load: the H200 idles at 345 MHz and took 2.8 s of launches to reach 1710-1980 MHz.
+   * Timings (`timeLaunchStream`: the autotuner, `autoSchedule`, device profiles) keep such a
+   * device busy this long before sampling where it has been idle since the last timing.
+   */
+  readonly warmUpSeconds?: number;
   /** Builds generated code into something `launch` can run. Devices may cache by code. */
   compile(code: GeneratedCode<Extra>, options?: { buildOptions?: readonly string[] }): Promise<Compiled>;
   /** Device memory of `byteLength` bytes; its contents are undefined (pooled memory holds what it held). */

@@ -3,7 +3,8 @@
  * launches (as one submission where the device batches them, `Device.launchRounds`) to the
  * device having finished them. The wait is a 4-byte read of one of the
  * launch's arrays, which every device orders after the work queued before it (in-order
- * queues), so no device needs a timer of its own. Used by device profiles
+ * queues), so no device needs a timer of its own. A GPU idle before it is timed is first kept
+ * busy for its `warmUpSeconds`, while its clocks rise. Used by device profiles
  * (statistics/profile.ts) and by the autotuner (tune/autotune.ts).
  */
 import type { DeviceArray } from './device.ts';
@@ -32,12 +33,47 @@ export async function timeLaunchStream(
   probe: DeviceArray,
   options: { readonly samples?: number; readonly sampleSeconds?: number } = {},
 ): Promise<number> {
+  await warmUp(prepared, probe);
   const { count: repeat } = await growBatch(
     async (repeat) => repeat * (await timeLaunches(prepared, probe, { samples: 1, repeat })),
     options.sampleSeconds ?? 0.02,
     MAX_REPEAT,
   );
-  return timeLaunches(prepared, probe, { samples: options.samples ?? 5, repeat });
+  const seconds = await timeLaunches(prepared, probe, { samples: options.samples ?? 5, repeat });
+  lastTimed.set(prepared.device, performance.now());
+  return seconds;
+}
+
+/** When each device's last timed stream ended (performance.now()): what it ran since is unknown. */
+const lastTimed = new WeakMap<object, number>();
+/**
+ * Milliseconds of idling after which a device's clocks may have fallen: the H200 held them about
+ * 1.3 s after a timing, so timings closer together than this (the autotuner's) need no warm-up.
+ */
+const IDLE_GRACE_MS = 500;
+/** Milliseconds a warm-up batch lasts: short enough to stop near the warm-up's end. */
+const WARM_UP_BATCH_MS = 50;
+
+/**
+ * Keeps a device whose clocks rise under load (`Device.warmUpSeconds`) busy with `prepared`'s
+ * launches that long, unless a timing ended on it within IDLE_GRACE_MS. Without it the H200,
+ * idle while a candidate compiled, timed kernels at a quarter of their speed through WebGPU.
+ */
+async function warmUp(prepared: PreparedLaunch, probe: DeviceArray): Promise<void> {
+  const { device } = prepared;
+  const seconds = device.warmUpSeconds ?? 0;
+  const last = lastTimed.get(device);
+  if (seconds <= 0 || (last !== undefined && performance.now() - last < IDLE_GRACE_MS)) return;
+  const bytes = new Uint8Array(Math.min(4, probe.buffer.byteLength));
+  const until = performance.now() + 1000 * seconds;
+  let rounds = 1;
+  while (performance.now() < until) {
+    const started = performance.now();
+    await prepared.launchRounds(rounds);
+    await device.read(probe.buffer, bytes);
+    const took = performance.now() - started;
+    rounds = Math.max(1, Math.min(MAX_REPEAT, Math.round((rounds * WARM_UP_BATCH_MS) / Math.max(took, 0.01))));
+  }
 }
 
 /**

@@ -214,21 +214,45 @@ export async function autotune<C>(
   const elapsed = () => (performance.now() - started) / 1000;
   const trials: Trial<C>[] = [];
   let best: Trial<C> | undefined;
+  const record = (trial: Trial<C>) => {
+    trials.push(trial);
+    if (trial.seconds !== undefined && (best === undefined || trial.seconds < best.seconds!)) best = trial;
+    onProgress?.({
+      problem: problem.name,
+      done: trials.length,
+      total: problem.space.length,
+      trial,
+      best,
+      elapsedSeconds: elapsed(),
+      budgetSeconds,
+    });
+  };
+  const outOfTime = (begun: number) => begun > 0 && elapsed() > budgetSeconds;
   try {
-    for (const config of problem.space) {
-      if (trials.length > 0 && elapsed() > budgetSeconds) break;
-      const trial = await tryConfig(problem, config, device, args, probe, time, restore, budgetSeconds - elapsed());
-      trials.push(trial);
-      if (trial.seconds !== undefined && (best === undefined || trial.seconds < best.seconds!)) best = trial;
-      onProgress?.({
-        problem: problem.name,
-        done: trials.length,
-        total: problem.space.length,
-        trial,
-        best,
-        elapsedSeconds: elapsed(),
-        budgetSeconds,
-      });
+    // A few configurations are built and checked, then timed back to back: a GPU left idle
+    // while one compiles lowers its clocks, so timings each right after a build would differ
+    // by how long the build took (the device's warm-up, `Device.warmUpSeconds`, is paid once a
+    // group). The trials are recorded in the space's order.
+    let next = 0;
+    while (next < problem.space.length && !outOfTime(trials.length)) {
+      const group: ({ readonly trial: Trial<C> } | { readonly config: C; readonly prepared: PreparedLaunch })[] = [];
+      try {
+        while (
+          next < problem.space.length &&
+          group.length < TIMED_TOGETHER &&
+          !outOfTime(trials.length + group.length)
+        ) {
+          const config = problem.space[next++]!;
+          const outcome = await prepareTrial(problem, config, device, args, probe, restore, budgetSeconds - elapsed());
+          group.push('trial' in outcome ? outcome : { config, prepared: outcome.prepared });
+        }
+        const timed = new Map<number, Trial<C>>();
+        for (const [k, entry] of group.entries())
+          if ('prepared' in entry) timed.set(k, await timeTrial(entry.config, entry.prepared, probe, time));
+        for (const [k, entry] of group.entries()) record('trial' in entry ? entry.trial : timed.get(k)!);
+      } finally {
+        for (const entry of group) if ('prepared' in entry) entry.prepared.release();
+      }
     }
   } finally {
     for (const a of Object.values(args)) if (a instanceof DeviceArray) a.release();
@@ -249,16 +273,20 @@ export async function autotune<C>(
   return { best: best.config, seconds: best.seconds!, trials, fromCache: false };
 }
 
-async function tryConfig<C>(
+/**
+ * Builds and prepares `config`, launches it once from the arrays as they were made and checks
+ * its outputs: resolves to the prepared launch, ready to be timed, or to its trial where it
+ * failed or was slow enough to be timed by that one launch.
+ */
+async function prepareTrial<C>(
   problem: TuningProblem<C>,
   config: C,
   device: Device,
   args: TuningArguments,
   probe: DeviceArray,
-  time: NonNullable<AutotuneOptions<C>['time']>,
   restore: () => Promise<void>,
   remainingSeconds: number,
-): Promise<Trial<C>> {
+): Promise<{ readonly trial: Trial<C> } | { readonly prepared: PreparedLaunch }> {
   let prepared: PreparedLaunch | undefined;
   try {
     prepared = await prepareLaunch(problem.build(config), device, problem.argumentsFor?.(config, args) ?? args, {
@@ -268,23 +296,46 @@ async function tryConfig<C>(
     const started = performance.now();
     await prepared.launch();
     const wrong = await problem.check?.(args, config);
-    if (wrong) return { config, failure: `wrong result: ${wrong}` };
+    if (wrong) return { trial: { config, failure: `wrong result: ${wrong}` } };
     await prepared.device.read(probe.buffer, new Uint8Array(Math.min(4, probe.buffer.byteLength)));
     // a launch so slow that timing it (TIMED_LAUNCHES more) would run far past the budget is
     // timed by itself: matmul of 1024 as written takes 11 s a launch on the H200 (the check's
     // read-back is included, which matters only for launches far shorter than SLOW_LAUNCH)
     const once = (performance.now() - started) / 1000;
     if (once > SLOW_LAUNCH && once * TIMED_LAUNCHES > Math.max(0, remainingSeconds))
-      return { config, seconds: once, timedOnce: true };
-    return { config, seconds: await time(prepared, probe) };
+      return { trial: { config, seconds: once, timedOnce: true } };
+    const ready = prepared;
+    prepared = undefined;
+    return { prepared: ready };
   } catch (e) {
-    // Loom's own bugs are not a configuration's failure
-    if (e instanceof InternalError || !(e instanceof Error)) throw e;
-    return { config, failure: e.message.split('\n')[0]!.slice(0, 300) };
+    return { trial: { config, failure: failureOf(e) } };
   } finally {
     prepared?.release();
   }
 }
+
+/** Times a prepared configuration (the caller releases it). */
+async function timeTrial<C>(
+  config: C,
+  prepared: PreparedLaunch,
+  probe: DeviceArray,
+  time: NonNullable<AutotuneOptions<C>['time']>,
+): Promise<Trial<C>> {
+  try {
+    return { config, seconds: await time(prepared, probe) };
+  } catch (e) {
+    return { config, failure: failureOf(e) };
+  }
+}
+
+/** A configuration's failure, from what it threw: Loom's own bugs are not a configuration's failure. */
+function failureOf(e: unknown): string {
+  if (e instanceof InternalError || !(e instanceof Error)) throw e;
+  return e.message.split('\n')[0]!.slice(0, 300);
+}
+
+/** How many configurations are built and checked before they are timed one after another. */
+const TIMED_TOGETHER = 8;
 
 /** About how many launches timing one configuration takes (`timeLaunchStream`'s warm-ups and samples). */
 const TIMED_LAUNCHES = 6;
