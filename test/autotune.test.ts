@@ -252,7 +252,6 @@ test('loom tune: usage mistakes exit with 2, a file without problems with 1', as
   assert.match(help.stdout, 'usage: loom tune');
 });
 
-
 test('a configuration whose one launch outlasts the budget left is timed by that launch, not timed again', async () => {
   const { cpuDevice } = await import('@loom/codegen-js');
   const device = cpuDevice();
