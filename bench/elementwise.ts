@@ -25,7 +25,7 @@ import type { OpenCLBuffer } from '@loom/codegen-opencl';
 import { listFlag, parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
 import { progress, Reporter } from './lib/records.ts';
-import { batchedSeconds, kernelSeconds, sampled, wallSeconds } from './lib/timing.ts';
+import { batchedSeconds, kernelSeconds, sampled, wallSeconds, warmedUp } from './lib/timing.ts';
 import { gpuBufferOf, timeDispatches, wgslKernel } from './lib/webgpu-timer.ts';
 import {
   bytesMoved,
@@ -306,7 +306,7 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
             new Uint32Array([rows, cols, 0, 0]).buffer,
           )
         : await wgslKernel(d.device, WGSL_SOURCE, `add_${layout}`, bind, [across, Math.ceil(groups / across), 1]);
-    return batchedSeconds((count) => timeDispatches(d.device, [kernel], count), { maxSeconds: 3 });
+    return warmedUp(d, () => batchedSeconds((count) => timeDispatches(d.device, [kernel], count), { maxSeconds: 3 }));
   }
   throw new Error(`no hand-written kernel for the ${d.backend} device`);
 }

@@ -123,4 +123,24 @@ test('software and CPU devices are timed without a warm-up; GPUs with one', () =
   }
 });
 
+test("the benchmarks' timings: a device whose clocks rise under load is timed over and over for its warm-up first, unless it was just timed", async () => {
+  const { warmedUp } = await import('../bench/lib/timing.ts');
+  const d = { backend: 'cpu', device: { warmUpSeconds: 0.05 } } as never;
+  let calls = 0;
+  const time = async () => {
+    calls++;
+    await new Promise((done) => setTimeout(done, 5));
+    return calls;
+  };
+  const first = await warmedUp(d, time);
+  assert.ok(first >= 10, `${first} timings, the warm-up's included`);
+  const before = calls;
+  await warmedUp(d, time);
+  assert.is(calls - before, 1);
+  // a device without a warm-up is timed once
+  let plain = 0;
+  await warmedUp({ backend: 'cpu', device: {} } as never, async () => plain++);
+  assert.is(plain, 1);
+});
+
 test.run();

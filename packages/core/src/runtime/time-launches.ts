@@ -48,9 +48,9 @@ export async function timeLaunchStream(
 const lastTimed = new WeakMap<object, number>();
 /**
  * Milliseconds of idling after which a device's clocks may have fallen: the H200 held them about
- * 1.3 s after a timing, so timings closer together than this (the autotuner's) need no warm-up.
+ * 1.7 s after a timing, so timings closer together than this (the autotuner's) need no warm-up.
  */
-const IDLE_GRACE_MS = 500;
+const IDLE_GRACE_MS = 1000;
 /** Milliseconds a warm-up batch lasts: short enough to stop near the warm-up's end. */
 const WARM_UP_BATCH_MS = 50;
 
