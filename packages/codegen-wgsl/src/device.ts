@@ -52,11 +52,11 @@ const WEBGPU_DEVICE_OPTIONS = optionKeys<WebGPUDeviceOptions>()([
 
 export type { WgslProgram };
 
-// WebGPU's flag values (the GPUBufferUsage and GPUMapMode globals exist in browsers, but not
-// in Node unless the `webgpu` package's globals are installed)
 /** How long a GPU's clocks take to rise under load from idle (`Device.warmUpSeconds`: 2.8 s on the H200). */
 const GPU_WARM_UP_SECONDS = 3;
 
+// WebGPU's flag values (the GPUBufferUsage and GPUMapMode globals exist in browsers, but not
+// in Node unless the `webgpu` package's globals are installed)
 const USAGE = { MAP_READ: 0x1, COPY_DST: 0x8 } as const;
 const MAP_MODE_READ = 0x1;
 
