@@ -734,6 +734,8 @@ test("a convolution's taps make a window: the space stages the filter and the ti
   const script = scheduleScript(staged[0]!.steps);
   assert.match(script, /\.prefetch\('w', \['di', 'dj'\]/);
   assert.match(script, /\.prefetch\('a', \[[^\]]*'di'[^\]]*'dj'/);
+  // the 3 x 3 taps unrolled, as a hand-written convolution reads its tile
+  assert.match(script, /\.tag\(\{ di: 'unr', dj: 'unr' \}\)/);
   // the neighbours read them where they are again, and stage nothing without the option
   assert.ok(neighbourCandidates(analysis, restrictions, staged[0]!.knobs!).some((c) => !c.knobs?.window));
   const unstaged = enumerateCandidates(analysis, { ...restrictions, localMemory: false }, 1);
