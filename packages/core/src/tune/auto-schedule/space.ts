@@ -20,6 +20,7 @@ import { evaluateInt, valuesEnv } from '../../runtime/evaluate.ts';
 import { tagInames } from '../../transform/tag-inames.ts';
 import type { ScheduleStep } from './steps.ts';
 import { crossTreeCandidates, treeCandidates } from './trees.ts';
+import { windowStaging } from './windows.ts';
 
 /** Restrictions of the space (`AutoScheduleOptions.space`). */
 export interface SpaceRestrictions {
@@ -69,8 +70,6 @@ export interface KernelAnalysis {
 
 /** The most values a reduction iname takes for its reduction to count as a window (a filter's taps). */
 const WINDOW_EXTENT = 16;
-/** The most taps a staged window has unrolled (a 5 x 5 filter's 25). */
-const UNROLLED_TAPS = 32;
 
 /** One point of the space: its steps and a short name for progress reports. */
 export interface Candidate {
@@ -417,31 +416,10 @@ function candidateOf(analysis: KernelAnalysis, chosen: Knobs): Candidate | undef
       `${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}${knobs.doubleBuffered ? ' double-buffered' : ''}${knobs.asyncCopies ? ' async' : ''}`,
     );
   } else if (knobs.window && analysis.window) {
-    const windowInames = new Set(analysis.window.inames.map((w) => w.iname));
-    const grouped = placed.filter((p) => p.axis !== undefined && p.local > 1).map((p) => p.iname);
-    // staged where the tile's work-items share what they read: an input every work-item of the
-    // group reads whole (a filter), or one its neighbours read shifted by the window (an image)
-    const fetches = analysis.window.reads.filter(
-      ({ inames }) =>
-        [...inames].every((i) => windowInames.has(i) || localParts.has(i)) &&
-        (grouped.some((g) => !inames.has(g)) || [...inames].some((i) => windowInames.has(i))),
-    );
-    if (fetches.length === 0) return undefined;
-    for (const { array, inames } of fetches) {
-      const sweep = [...inames].flatMap((i) => (windowInames.has(i) ? [i] : localParts.get(i)!));
-      steps.push({ kind: 'prefetch', array, sweep });
-    }
-    // a small window's taps unrolled, as a hand-written convolution reads its tile: NVIDIA's
-    // compilers unroll them behind OpenCL and CUDA, not behind Dawn (the H200 ran the tap loops of
-    // the staged candidates 1.6x slower than the hand kernel's unrolled taps through WebGPU)
-    const taps = analysis.window.inames.reduce((n, w) => n * w.extent, 1);
-    const unrolled = taps <= UNROLLED_TAPS ? analysis.window.inames.map((w) => w.iname) : [];
-    if (unrolled.length > 0) steps.push({ kind: 'tag', tags: Object.fromEntries(unrolled.map((i) => [i, 'unr'])) });
-    const order = [...loops, ...unrolled];
-    if (order.length > 1) steps.push({ kind: 'prioritize', order });
-    labels.push(
-      `window staged ${fetches.map((f) => f.array).join(',')}${unrolled.length > 0 ? ', taps unrolled' : ''}`,
-    );
+    const staged = windowStaging(analysis.window, placed, localParts, loops);
+    if (!staged) return undefined;
+    steps.push(...staged.steps);
+    labels.push(staged.label);
   } else if (loops.length > 1) steps.push({ kind: 'prioritize', order: loops });
   return { steps, label: labels.join(' '), knobs };
 }
