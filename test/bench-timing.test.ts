@@ -57,29 +57,30 @@ test('the batch stops growing at its cap', async () => {
   assert.is(Math.max(...counts), 10_000);
 });
 
-test("core's timeLaunchStream: launches behind a slow wait are queued until the wait is amortized", async () => {
+/** Core's timeLaunchStream over launches that cost nothing, each wait for the device `waitMs(read number)` long. */
+async function streamBehindWaits(waitMs: (read: number) => number): Promise<{ seconds: number; launches: number }> {
   const { timeLaunchStream } = await import('../packages/core/src/runtime/time-launches.ts');
+  let reads = 0;
   let launches = 0;
-  // a launch that costs nothing, and a read-back that waits 2 ms (a WebGPU buffer mapping)
-  const device = { read: () => new Promise<void>((done) => setTimeout(done, 2)) };
+  const device = { read: () => new Promise<void>((done) => setTimeout(done, waitMs(++reads))) };
   const prepared = { device, launchRounds: async (rounds: number) => void (launches += rounds) } as never;
   const probe = { buffer: { byteLength: 4 } } as never;
   const seconds = await timeLaunchStream(prepared, probe, { samples: 3 });
+  return { seconds, launches };
+}
+
+test("core's timeLaunchStream: launches behind a slow wait are queued until the wait is amortized", async () => {
+  // a read-back that waits 2 ms (a WebGPU buffer mapping)
+  const { seconds, launches } = await streamBehindWaits(() => 2);
   // sized from one launch (2 ms) the samples held 10 launches: 200 µs each
   assert.ok(seconds < 20e-6, `${seconds * 1e6} µs per launch`);
   assert.ok(launches > 1000, `${launches} launches`);
 });
 
 test("core's timeLaunchStream: a first timed launch slowed by one-off costs does not make every sample one launch", async () => {
-  const { timeLaunchStream } = await import('../packages/core/src/runtime/time-launches.ts');
-  let reads = 0;
-  let launches = 0;
-  // launches of no cost behind a 1 ms wait; the read after the first timed launch waits 68 ms (the
-  // H200's Dawn after the autotuner's check had read 64 MB back)
-  const device = { read: () => new Promise<void>((done) => setTimeout(done, ++reads === 2 ? 68 : 1)) };
-  const prepared = { device, launchRounds: async (rounds: number) => void (launches += rounds) } as never;
-  const probe = { buffer: { byteLength: 4 } } as never;
-  const seconds = await timeLaunchStream(prepared, probe, { samples: 3 });
+  // a 1 ms wait; the read after the first timed launch waits 68 ms (the H200's Dawn after the
+  // autotuner's check had read 64 MB back)
+  const { seconds, launches } = await streamBehindWaits((read) => (read === 2 ? 68 : 1));
   assert.ok(seconds < 50e-6, `${seconds * 1e6} µs per launch`);
   assert.ok(launches > 100, `${launches} launches`);
 });
