@@ -288,7 +288,7 @@ test('a configuration whose one launch outlasts the budget left is timed by that
 test('configurations are built and checked a group at a time, then timed back to back (a GPU idle while one compiles slows its timing)', async () => {
   const [device] = testDevices();
   const events: string[] = [];
-  const space = Array.from({ length: 10 }, (_, k) => ({ group: 2 ** (k % 5) }));
+  const space = Array.from({ length: 18 }, (_, k) => ({ group: 2 ** (k % 5) }));
   const result = await autotune(
     {
       ...scaleTuning,
@@ -308,11 +308,11 @@ test('configurations are built and checked a group at a time, then timed back to
       },
     },
   );
-  assert.is(result.trials.length, 10);
-  // eight built, eight timed, then the last two
+  assert.is(result.trials.length, 18);
+  // sixteen built, sixteen timed, then the last two
   assert.is(
     events.join(' '),
-    [...Array(8).fill('build'), ...Array(8).fill('time'), 'build', 'build', 'time', 'time'].join(' '),
+    [...Array(16).fill('build'), ...Array(16).fill('time'), 'build', 'build', 'time', 'time'].join(' '),
   );
   assert.equal(
     result.trials.map((t) => t.config),

@@ -334,8 +334,11 @@ function failureOf(e: unknown): string {
   return e.message.split('\n')[0]!.slice(0, 300);
 }
 
-/** How many configurations are built and checked before they are timed one after another. */
-const TIMED_TOGETHER = 8;
+/**
+ * How many configurations are built and checked before they are timed one after another: a GPU
+ * warms up once a group, and autoSchedule's usual 10 candidates and the kernel as written are one.
+ */
+const TIMED_TOGETHER = 16;
 
 /** About how many launches timing one configuration takes (`timeLaunchStream`'s warm-ups and samples). */
 const TIMED_LAUNCHES = 6;
