@@ -12,7 +12,7 @@
  * Each returns the median of several samples, after a warm-up launch (which also pays for
  * any lazy compilation), in seconds per launch of the whole program.
  */
-import { growBatch, type PreparedLaunch } from '@loom/core';
+import { growBatch, noteTimed, warmUpDue, type PreparedLaunch } from '@loom/core';
 import type { CudaModule } from '@loom/codegen-cuda';
 import type { KernelArgument, OpenCLBuffer, OpenCLProgram } from '@loom/codegen-opencl';
 import type { BenchDevice } from './devices.ts';
@@ -54,27 +54,19 @@ export async function sequenceSeconds(
   return warmedUp(d, () => unwarmedSequenceSeconds(d, sequence, options));
 }
 
-/** When each device's last timing here ended (performance.now()). */
-const lastTimed = new WeakMap<object, number>();
-/** Milliseconds of idling the H200 keeps its clocks up after a timing (it held them about 1.7 s). */
-const IDLE_GRACE_MS = 1000;
-
 /**
- * `time()`, on a device first kept busy for its `warmUpSeconds` (by timing it over and over) where
- * no timing ended on it within IDLE_GRACE_MS: a GPU idle while a kernel compiled runs at a fraction
- * of its clocks for seconds (the H200 through WebGPU timed a kernel at 0.27 ms, and 0.084 ms warm).
+ * `time()`, on a device first kept busy for as long as core's `warmUpDue` says (by timing it over
+ * and over): a GPU idle while a kernel compiled runs at a fraction of its clocks for seconds (the
+ * H200 through WebGPU timed a kernel at 0.27 ms, and 0.084 ms warm).
  */
 export async function warmedUp<T>(d: BenchDevice, time: () => Promise<T>): Promise<T> {
-  const seconds = d.device.warmUpSeconds ?? 0;
-  const last = lastTimed.get(d.device);
-  if (seconds > 0 && (last === undefined || performance.now() - last > IDLE_GRACE_MS)) {
-    const until = performance.now() + 1000 * seconds;
-    while (performance.now() < until) await time();
-  }
+  const seconds = warmUpDue(d.device);
+  const until = performance.now() + 1000 * seconds;
+  while (performance.now() < until) await time();
   try {
     return await time();
   } finally {
-    lastTimed.set(d.device, performance.now());
+    noteTimed(d.device);
   }
 }
 

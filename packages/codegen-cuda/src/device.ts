@@ -21,6 +21,7 @@ import {
   type DType,
   type DeviceKernel,
   type DeviceLimits,
+  GPU_WARM_UP_SECONDS,
   type GeneratedCode,
   type LaunchArgument,
 } from '@loom/core';
@@ -75,7 +76,7 @@ class NvidiaDevice implements CudaDevice {
   readonly name: string;
   readonly limits: DeviceLimits;
   /** How long its clocks take to rise under load from idle (2.8 s on the H200). */
-  readonly warmUpSeconds = 3;
+  readonly warmUpSeconds = GPU_WARM_UP_SECONDS;
 
   constructor(readonly context: CudaContext) {
     this.name = `CUDA: ${context.info.name} (${context.info.architecture})`;

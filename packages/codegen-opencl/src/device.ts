@@ -19,6 +19,7 @@ import {
   type DeviceBuffer,
   type DeviceKernel,
   type DeviceLimits,
+  GPU_WARM_UP_SECONDS,
   type GeneratedCode,
   type LaunchArgument,
   checkOptionKeys,
@@ -63,9 +64,6 @@ export function openclDevice(options: OpenCLContextOptions = {}): OpenCLDevice |
 export function openclUnavailableReason(): string {
   return OpenCLContext.unavailableReason() ?? 'unknown reason';
 }
-
-/** How long a GPU's clocks take to rise under load from idle (`Device.warmUpSeconds`: 2.8 s on the H200). */
-const GPU_WARM_UP_SECONDS = 3;
 
 class ClDevice implements OpenCLDevice {
   readonly target: ReturnType<typeof openclTarget>;

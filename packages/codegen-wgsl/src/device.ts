@@ -26,6 +26,7 @@ import {
   type DeviceBuffer,
   type DeviceKernel,
   type DeviceLimits,
+  GPU_WARM_UP_SECONDS,
   type GeneratedCode,
   type LaunchArgument,
   type QueuedLaunch,
@@ -51,9 +52,6 @@ const WEBGPU_DEVICE_OPTIONS = optionKeys<WebGPUDeviceOptions>()([
 ]);
 
 export type { WgslProgram };
-
-/** How long a GPU's clocks take to rise under load from idle (`Device.warmUpSeconds`: 2.8 s on the H200). */
-const GPU_WARM_UP_SECONDS = 3;
 
 // WebGPU's flag values (the GPUBufferUsage and GPUMapMode globals exist in browsers, but not
 // in Node unless the `webgpu` package's globals are installed)

@@ -349,6 +349,7 @@ export {
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { run, type RunOutputs, type RunOptions } from './runtime/run.ts';
 export { growBatch } from './runtime/time-launches.ts';
+export { GPU_WARM_UP_SECONDS, noteTimed, warmUpDue } from './runtime/warm-up.ts';
 export {
   autoTestVsRef,
   AutomaticTestFailure,

@@ -9,6 +9,7 @@
  */
 import type { DeviceArray } from './device.ts';
 import type { PreparedLaunch } from './prepare.ts';
+import { noteTimed, warmUpDue } from './warm-up.ts';
 
 /** The most launches one sample of `timeLaunchStream` queues. */
 const MAX_REPEAT = 2000;
@@ -40,30 +41,22 @@ export async function timeLaunchStream(
     MAX_REPEAT,
   );
   const seconds = await timeLaunches(prepared, probe, { samples: options.samples ?? 5, repeat });
-  lastTimed.set(prepared.device, performance.now());
+  noteTimed(prepared.device);
   return seconds;
 }
 
-/** When each device's last timed stream ended (performance.now()): what it ran since is unknown. */
-const lastTimed = new WeakMap<object, number>();
-/**
- * Milliseconds of idling after which a device's clocks may have fallen: the H200 held them about
- * 1.7 s after a timing, so timings closer together than this (the autotuner's) need no warm-up.
- */
-const IDLE_GRACE_MS = 1000;
 /** Milliseconds a warm-up batch lasts: short enough to stop near the warm-up's end. */
 const WARM_UP_BATCH_MS = 50;
 
 /**
- * Keeps a device whose clocks rise under load (`Device.warmUpSeconds`) busy with `prepared`'s
- * launches that long, unless a timing ended on it within IDLE_GRACE_MS. Without it the H200,
- * idle while a candidate compiled, timed kernels at a quarter of their speed through WebGPU.
+ * Keeps a device whose clocks rise under load busy with `prepared`'s launches for as long as
+ * `warmUpDue` says (warm-up.ts). Without it the H200, idle while a candidate compiled, timed
+ * kernels at a quarter of their speed through WebGPU.
  */
 async function warmUp(prepared: PreparedLaunch, probe: DeviceArray): Promise<void> {
   const { device } = prepared;
-  const seconds = device.warmUpSeconds ?? 0;
-  const last = lastTimed.get(device);
-  if (seconds <= 0 || (last !== undefined && performance.now() - last < IDLE_GRACE_MS)) return;
+  const seconds = warmUpDue(device);
+  if (seconds <= 0) return;
   const bytes = new Uint8Array(Math.min(4, probe.buffer.byteLength));
   const until = performance.now() + 1000 * seconds;
   let rounds = 1;
