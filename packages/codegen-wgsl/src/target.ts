@@ -130,9 +130,14 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     wholeVectorStorage: true,
     // Tint and Naga load a vec4 at once only from a vector statement, not from four component reads
     preferVectorStatements: true,
-    // measured on the H200 through Dawn and NVIDIA's Vulkan driver: FFT passes of radix 16 (about
-    // 70 live values) ran 4.7x slower than of radix 8 (about 40), where CUDA and OpenCL ran radix 16 best
-    livePrivateValues: 48,
+    // measured on the H200 through Dawn and NVIDIA's Vulkan driver, the GPU warmed up: FFT passes of
+    // radix 16 (about 70 live values) ran 5% faster than of radix 8 for 2^10 points, 10-18% for 2^20
+    // and more, in every process (the 4.7x slower runs of the ninth session were the GPU's idle
+    // clocks); radix 27 and 25 (3^k, 5^k), beyond this, were not measured there
+    livePrivateValues: 80,
+    // a staged convolution's taps as loops ran 1.25x slower through Dawn and NVIDIA's Vulkan driver
+    // than unrolled (bench/auto-schedule.ts, H200), where NVIDIA's OpenCL and CUDA ran them faster as loops
+    unrollsConstantLoops: false,
     functionDialects: WGSL_FUNCTION_DIALECTS,
     atomicDTypes: ['int32', 'uint32', 'float32'],
     // what WGSL promises less than IEEE 754 (the README's semantics): compilers may assume floats

@@ -268,6 +268,8 @@ const TUNED_OPENCL: MatmulConfig = {
   vectorWidth: 4,
   vectorReads: true,
 };
+/** CUDA's (float4 panels of k by 16 filled asynchronously into two buffers: cp.async). */
+const TUNED_CUDA: MatmulConfig = { ...TUNED_OPENCL, tileK: 16, doubleBuffered: true, asyncCopies: true };
 const TUNED_WEBGPU: MatmulConfig = {
   tileM: 128,
   tileN: 128,
@@ -284,16 +286,23 @@ test('4096 x 4096 x 4096 float32: the kernel is the tuned SGEMM of examples/matm
   const targets = new Set<string>();
   for (const device of testDevices()) {
     const params = deviceParameters(device);
-    // the float4 kernel where the target's vectors need no whole-vector statements (OpenCL, CUDA), else Dawn's pick
-    const tuned = float4Target(device) ? TUNED_OPENCL : params.preferVectorStatements ? TUNED_WEBGPU : undefined;
+    // the float4 kernel where the target's vectors need no whole-vector statements (OpenCL, CUDA),
+    // its panels filled asynchronously where the device copies so (CUDA), else Dawn's pick
+    const float4 = params.asyncCopies ? TUNED_CUDA : TUNED_OPENCL;
+    const tuned = float4Target(device) ? float4 : params.preferVectorStatements ? TUNED_WEBGPU : undefined;
     // (a device with fewer work-items or less local memory takes smaller tiles)
-    const local = tuned === TUNED_OPENCL ? 128 * 33 * 4 + 32 * 128 * 4 : 2 * 128 * 16 * 4;
+    const local =
+      tuned === TUNED_OPENCL
+        ? 128 * 33 * 4 + 32 * 128 * 4
+        : tuned === TUNED_CUDA
+          ? 2 * (128 * 17 * 4 + 16 * 128 * 4)
+          : 2 * 128 * 16 * 4;
     if (!tuned || params.maxWorkGroupSize < 256 || params.localMemoryBytes < local) continue;
     const compiled = await comp.compile(device);
     const sgemm = matmulKernel(tuned, { m: 4096, n: 4096, k: 4096 });
     const expected = generateCode(addDtypes(sgemm, { a: 'float32', b: 'float32' }), device.target).code;
     assert.is(compiled.code()[0].replaceAll('matrixmul', 'sgemm'), expected, device.name);
-    assert.is(vectorLoads(expected), tuned === TUNED_OPENCL, device.name);
+    assert.is(vectorLoads(expected), tuned !== TUNED_WEBGPU, device.name);
     targets.add(device.target.name);
   }
   // OpenCL (PoCL) and WebGPU (lavapipe) are required under CI

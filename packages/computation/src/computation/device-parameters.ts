@@ -48,6 +48,12 @@ export interface DeviceParameters {
    * such limit. `fft` sizes its butterflies by it.
    */
   readonly livePrivateValues?: number;
+  /**
+   * Whether the device copies global memory into local memory asynchronously, the work-items
+   * computing meanwhile (`targetFacts`' `asyncCopies` on work-items that run side by side:
+   * CUDA's `cp.async`): a matrix product's panels are best filled that way where it does.
+   */
+  readonly asyncCopies: boolean;
 }
 
 /** The `DeviceParameters` of a device. */
@@ -63,6 +69,7 @@ export function deviceParameters(device: Device): DeviceParameters {
     subgroups: facts.subgroups,
     vectorDTypes: Object.freeze(facts.vectorTypes ? [...facts.vectorDTypes] : []),
     preferVectorStatements: facts.preferVectorStatements,
+    asyncCopies: facts.asyncCopies && !facts.sequentialWorkItems,
     ...(facts.livePrivateValues === undefined ? {} : { livePrivateValues: facts.livePrivateValues }),
   });
 }

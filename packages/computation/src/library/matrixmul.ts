@@ -84,6 +84,18 @@ const VECTOR_CONFIG: MatmulConfig = Object.freeze({
   vectorReads: true,
 });
 
+/**
+ * The tuned SGEMM's best configuration where the device copies asynchronously (CUDA on the H200,
+ * 38.4 TFLOP/s against VECTOR_CONFIG's 35.2; BENCHMARKS.md, thirteenth session): float4 panels of
+ * 16 steps of k, filled by asynchronous copies into two buffers while the other is computed on.
+ */
+const ASYNC_VECTOR_CONFIG: MatmulConfig = Object.freeze({
+  ...VECTOR_CONFIG,
+  tileK: 16,
+  doubleBuffered: true,
+  asyncCopies: true,
+});
+
 /** Options of `matrixMul`. */
 export interface MatrixMulOptions<O extends DType = DType> {
   /** Take `a` transposed (its last two axes swapped), as Reikna's `transposed_a`. */
@@ -272,8 +284,8 @@ function broadcastBatch(a: readonly number[], b: readonly number[]): number[] {
  * The configuration: as asked, else the first of the defaults the device allows and the
  * operands take, the matrices at least a tile in every direction: the tuned float4 SGEMM
  * (one 4-byte dtype the target's vectors hold, rows of whole float4s, a target that need
- * not write whole-vector statements), LARGE_TILES (4-byte
- * elements),
+ * not write whole-vector statements; its double-buffered asynchronous form first where the
+ * device copies asynchronously), LARGE_TILES (4-byte elements),
  * DEFAULT_TILES, 16 x 16 ones; undefined where even those are larger than the matrices (the
  * kernel then goes without tiles).
  */
@@ -326,7 +338,9 @@ function configFor(
   // want whole-vector statements compile slower than the scalar kernel (the tuner's pick on Dawn)
   const vectors = device.vectorDTypes.includes(operands.c) && !device.preferVectorStatements;
   const candidates = [
-    ...(narrow ? [...(vectors ? [VECTOR_CONFIG] : []), large] : []),
+    ...(narrow
+      ? [...(vectors && device.asyncCopies ? [ASYNC_VECTOR_CONFIG] : []), ...(vectors ? [VECTOR_CONFIG] : []), large]
+      : []),
     scalarConfig(DEFAULT_TILES),
     scalarConfig(SMALL_TILES),
   ];

@@ -25,6 +25,8 @@ export interface TargetFacts {
   readonly preferVectorStatements: boolean;
   /** The 32-bit values straight-line code may keep live before its compilers slow it down; undefined: no such limit. */
   readonly livePrivateValues: number | undefined;
+  /** Whether its compilers unroll short loops of constant trip count themselves. */
+  readonly unrollsConstantLoops: boolean;
   /** Whether the work-items of a group run one after another. */
   readonly sequentialWorkItems: boolean;
   /** Work-items that run in lockstep. */
@@ -96,6 +98,7 @@ function readFacts(target: Target): TargetFacts {
     wholeVectorStorage: target.wholeVectorStorage ?? false,
     preferVectorStatements: target.preferVectorStatements ?? false,
     livePrivateValues: target.livePrivateValues,
+    unrollsConstantLoops: target.unrollsConstantLoops ?? true,
     sequentialWorkItems,
     subgroupSize: target.subgroupSize ?? (sequentialWorkItems ? 1 : DEFAULT_SUBGROUP_SIZE),
     subgroups:

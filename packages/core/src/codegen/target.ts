@@ -54,10 +54,18 @@ export interface Target<Extra = unknown> {
    * How many 32-bit values a work-item's straight-line code may keep live before the target's
    * compilers make it much slower (spilling, or scheduling it poorly); undefined where they
    * manage as many as the hardware has registers. A sizing hint for unrolled code: `fft` keeps
-   * its butterflies within it (Dawn's WGSL on NVIDIA's Vulkan driver ran 1024-point transforms of
-   * radix-16 butterflies, about 70 live values, 4.7x slower than of radix 8).
+   * its butterflies within it (WGSL states 80: radix 16, about 70 live values, measured faster
+   * than radix 8 through Dawn on the H200; larger butterflies were not measured there).
    */
   readonly livePrivateValues?: number;
+  /**
+   * Whether its compilers unroll a short loop of constant trip count themselves where that pays
+   * (LLVM's, NVIDIA's for OpenCL C and CUDA); where they do not, Loom unrolls such loops where it
+   * knows they pay (`autoSchedule`'s convolution taps). Default true. On the H200, NVIDIA's
+   * compilers ran a staged convolution's 25 taps as loops 1.1-1.5x faster than unrolled by Loom;
+   * through Dawn's WGSL the loops ran 1.25x slower.
+   */
+  readonly unrollsConstantLoops?: boolean;
   /**
    * Whether the work-items of a group run one after another (the CPU device's JavaScript, a C
    * loop nest) rather than side by side: nothing is gained by coalescing memory accesses, and no

@@ -57,7 +57,7 @@ export function rankCandidates(
   device: Device,
   { profile, sizes, shape, restrictions, seed, report }: RankingOptions,
 ): { predicted: PredictedCandidate[]; pruned: { script: string; reason: string }[] } {
-  const analysis = analyzeKernel(knl, sizes);
+  const analysis = analyzeKernel(knl, sizes, device.target);
   const predicted: PredictedCandidate[] = [];
   const pruned: { script: string; reason: string }[] = [];
   const knobsOf = new Map<PredictedCandidate, Knobs>();

@@ -7,15 +7,17 @@
  * local memory per step (`addPrefetch`, fetch loops spread over the group), or split across the
  * work-group's l.0 (a tree in local memory) with the parallel inames whole on group axes; for a
  * kernel whose reductions run over a small window (a convolution's taps), the window's inputs the
- * tile reads, halo included, staged whole in local memory (a small window's taps unrolled) or read
- * where they are. The candidates are
- * lists of steps (steps.ts): whether Loom builds them is decided by building them (search.ts).
+ * tile reads, halo included, staged whole in local memory (a small window's taps unrolled where
+ * the target's compilers would keep them loops) or read where they are. The candidates are lists
+ * of steps (steps.ts): whether Loom builds them is decided by building them (search.ts).
  */
 import { LoomError } from '../../errors.ts';
 import { allAccesses, reductionInames } from '../../kernel/accesses.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
 import { freeVariables } from '../../expr/analysis.ts';
 import { getGridSizeUpperBounds } from '../../codegen/grid.ts';
+import type { Target } from '../../codegen/target.ts';
+import { targetFacts } from '../../codegen/target-facts.ts';
 import { evaluateInt, valuesEnv } from '../../runtime/evaluate.ts';
 import { tagInames } from '../../transform/tag-inames.ts';
 import type { ScheduleStep } from './steps.ts';
@@ -65,6 +67,8 @@ export interface KernelAnalysis {
   readonly window?: {
     readonly inames: readonly { readonly iname: string; readonly extent: number }[];
     readonly reads: readonly { readonly array: string; readonly inames: ReadonlySet<string> }[];
+    /** Whether staged candidates unroll the taps: a small window, where the target's compilers would keep them loops. */
+    readonly unrollTaps: boolean;
   };
 }
 
@@ -94,8 +98,15 @@ export interface Knobs {
   readonly asyncCopies?: boolean;
 }
 
-/** The parallel inames, the reduction and its reads of `knl`, extents evaluated at `sizes`. */
-export function analyzeKernel(knl: LoopKernel, sizes: Readonly<Record<string, number>>): KernelAnalysis {
+/**
+ * The parallel inames, the reduction and its reads of `knl`, extents evaluated at `sizes`, for
+ * candidates to run on `target` (what its compilers do themselves; default: the defaults of its facts).
+ */
+export function analyzeKernel(
+  knl: LoopKernel,
+  sizes: Readonly<Record<string, number>>,
+  target?: Target,
+): KernelAnalysis {
   const reduced = new Set<string>();
   for (const insn of knl.instructions) for (const r of reductionInames(insn, knl.substitutions)) reduced.add(r);
   const looped = new Set(knl.instructions.flatMap((insn) => insn.withinInames));
@@ -119,7 +130,8 @@ export function analyzeKernel(knl: LoopKernel, sizes: Readonly<Record<string, nu
         const e = extentOf(knl, iname, sizes);
         return e === undefined ? [] : [{ iname, extent: e }];
       });
-    const window = windowOf(knl, reduced, pure, sizes);
+    const unrollsLoops = target ? targetFacts(target).unrollsConstantLoops : true;
+    const window = windowOf(knl, reduced, pure, sizes, unrollsLoops);
     return {
       parallel,
       reads: [],
@@ -143,18 +155,28 @@ function readsWithin(knl: LoopKernel, inames: readonly string[]): KernelAnalysis
   return [...reads].map(([array, used]) => ({ array, inames: used }));
 }
 
-/** The kernel's window, where every reduction iname is pure and takes at most WINDOW_EXTENT values. */
+/** The most taps a staged window has unrolled, where the target's compilers would not (a 5 x 5 filter's 25). */
+const UNROLLED_TAPS = 32;
+
+/**
+ * The kernel's window, where every reduction iname is pure and takes at most WINDOW_EXTENT values;
+ * its taps unrolled where they are few and the target's compilers keep such loops (`unrollsLoops` false).
+ */
 function windowOf(
   knl: LoopKernel,
   reduced: ReadonlySet<string>,
   pure: readonly string[],
   sizes: Readonly<Record<string, number>>,
+  unrollsLoops: boolean,
 ): KernelAnalysis['window'] {
   if (reduced.size === 0 || pure.length !== reduced.size) return undefined;
-  const inames = pure.map((iname) => ({ iname, extent: extentOf(knl, iname, sizes) }));
-  if (!inames.every((w) => w.extent !== undefined && w.extent <= WINDOW_EXTENT)) return undefined;
+  const extents = pure.map((iname) => ({ iname, extent: extentOf(knl, iname, sizes) }));
+  if (!extents.every((w) => w.extent !== undefined && w.extent <= WINDOW_EXTENT)) return undefined;
   const reads = readsWithin(knl, pure);
-  return reads.length === 0 ? undefined : { inames: inames.map((w) => ({ iname: w.iname, extent: w.extent! })), reads };
+  if (reads.length === 0) return undefined;
+  const inames = extents.map((w) => ({ iname: w.iname, extent: w.extent! }));
+  const taps = inames.reduce((n, w) => n * w.extent, 1);
+  return { inames, reads, unrollTaps: !unrollsLoops && taps <= UNROLLED_TAPS };
 }
 
 /** The number of values `iname` takes at `sizes`, or undefined where it cannot go on a hardware axis. */
