@@ -320,4 +320,42 @@ test('configurations are built and checked a group at a time, then timed back to
   );
 });
 
+test('a search stops building where the next configuration, built and timed as the others were, would run past the budget', async () => {
+  const [device] = testDevices();
+  const events: string[] = [];
+  const started = performance.now();
+  const busy = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+  const result = await autotune(
+    {
+      ...scaleTuning,
+      name: 'slow builds',
+      space: Array.from({ length: 12 }, (_, k) => ({ group: 2 ** (k % 5) })),
+      // each build takes 300 ms (a compiler that takes long on a kernel specialised to its sizes)
+      build: (config) => {
+        events.push('build');
+        busy(300);
+        return scaleTuning.build(config);
+      },
+      check: undefined,
+    },
+    device!,
+    {
+      budgetSeconds: 1,
+      time: async () => {
+        events.push('time');
+        return 1e-3;
+      },
+    },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  // three builds fit (a fourth would end past 1 s, where building until the budget was crossed
+  // ran four, 1.2 s); all that were built are timed
+  assert.ok(result.trials.length >= 2 && result.trials.length <= 3, `${result.trials.length} trials`);
+  assert.is(events.filter((e) => e === 'time').length, result.trials.length);
+  assert.ok(seconds < 1.1, `the search took ${seconds.toFixed(2)} s of a 1 s budget`);
+});
+
 test.run();

@@ -19,6 +19,7 @@
  * largest, when there are several; the others are loops).
  */
 import {
+  asyncCopyProblem,
   checkOptionKeys,
   LoomError,
   optionKeys,
@@ -199,14 +200,30 @@ export function matrixMul<A extends DType, B extends DType = A, O extends DType 
         );
       };
       plan.kernelCall(knl, bindings, {
-        finish: (k) =>
-          matmulVectorViews(
+        finish: (k) => {
+          const viewed = matmulVectorViews(
             k,
             chosen!,
             vectorViewArrays(chosen!).filter((x) => untouched(k, x)),
-          ),
+          );
+          // the default's asynchronous copies, where an operand's transformation fused into its
+          // panel's fill made it compute (a conversion, a scaling): that fill copies through registers
+          return chosen === ASYNC_VECTOR_CONFIG ? synchronousWhereComputed(viewed) : viewed;
+        },
       });
     },
+  });
+}
+
+/** `knl` with each asynchronous copy that no longer copies as is (asyncCopyProblem) made a plain assignment. */
+function synchronousWhereComputed(knl: LoopKernel): LoopKernel {
+  if (!knl.instructions.some((i) => i.asyncCopy && asyncCopyProblem(knl, i))) return knl;
+  return knl.with({
+    instructions: knl.instructions.map((i) => {
+      if (!i.asyncCopy || !asyncCopyProblem(knl, i)) return i;
+      const { asyncCopy: _, ...plain } = i;
+      return plain;
+    }),
   });
 }
 
@@ -319,8 +336,10 @@ function configFor(
     if (k % 4 || n % 4) return `the float4 loads need rows of whole float4s (k = ${k} and n = ${n} multiples of 4)`;
     return undefined;
   };
+  // (a partial last step of k, its slab, is what a double buffer cannot take)
+  const layoutOf = (t: MatmulConfig) => ({ transposedA: ta, transposedB: tb, partialK: k % t.tileK !== 0 });
   if (wanted) {
-    const problem = layoutProblem(wanted, { transposedA: ta, transposedB: tb }) ?? takes(wanted);
+    const problem = layoutProblem(wanted, layoutOf(wanted)) ?? takes(wanted);
     if (problem) throw new LoomError(`matrixMul: config ${JSON.stringify(wanted)}: ${problem}`);
     if (!fits(wanted))
       throw new LoomError(
@@ -344,9 +363,7 @@ function configFor(
     scalarConfig(DEFAULT_TILES),
     scalarConfig(SMALL_TILES),
   ];
-  return candidates.find(
-    (t) => fits(t) && within(t) && !layoutProblem(t, { transposedA: ta, transposedB: tb }) && !takes(t),
-  );
+  return candidates.find((t) => fits(t) && within(t) && !layoutProblem(t, layoutOf(t)) && !takes(t));
 }
 
 function matmulKernel(

@@ -151,7 +151,9 @@ export function memoryTuningCache(): TuningCache {
 /** Options of `autotune`: time budget, progress callback, cache and timing. */
 export interface AutotuneOptions<C> {
   /**
-   * Stop starting new trials after this many seconds; default 60. A trial whose checked launch
+   * Stop starting new trials where one more would run past this many seconds (from the call,
+   * its arguments' making included; judged by what building and timing the trials so far took);
+   * default 60. The first trial always runs. A trial whose checked launch
    * alone takes over half a second and whose timing would run past what is left is timed by
    * that launch (`Trial.timedOnce`).
    */
@@ -200,6 +202,9 @@ export async function autotune<C>(
     if (hit && config !== undefined) return { best: config, seconds: hit.seconds, trials: [], fromCache: true };
   }
 
+  // the budget covers making the arguments too (a reference run of a slow kernel can take seconds)
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
   const args = await problem.arguments(device);
   const probe = Object.values(args).find((a): a is DeviceArray => a instanceof DeviceArray);
   if (!probe) throw new LoomError(`tuning '${problem.name}': its arguments have no device array to wait for`);
@@ -210,8 +215,6 @@ export async function autotune<C>(
   const restore = async () => {
     for (const entry of initial) if (entry) await device.write(entry[0].buffer, entry[1]);
   };
-  const started = performance.now();
-  const elapsed = () => (performance.now() - started) / 1000;
   const trials: Trial<C>[] = [];
   let best: Trial<C> | undefined;
   const record = (trial: Trial<C>) => {
@@ -227,28 +230,42 @@ export async function autotune<C>(
       budgetSeconds,
     });
   };
-  const outOfTime = (begun: number) => begun > 0 && elapsed() > budgetSeconds;
+  // what building and timing a configuration took so far: a group stops growing where one more
+  // would run past the budget (an NVIDIA compiler took seconds a candidate specialised to its sizes)
+  const spent = { building: 0, built: 0, timing: 0, timed: 0 };
+  const mean = (seconds: number, count: number) => (count > 0 ? seconds / count : 0);
+  const overrun = (begun: number, grouped: number) =>
+    begun > 0 &&
+    elapsed() + mean(spent.building, spent.built) + (grouped + 1) * mean(spent.timing, spent.timed) > budgetSeconds;
   try {
     // A few configurations are built and checked, then timed back to back: a GPU left idle
     // while one compiles lowers its clocks, so timings each right after a build would differ
     // by how long the build took (the device's warm-up, `Device.warmUpSeconds`, is paid once a
     // group). The trials are recorded in the space's order.
     let next = 0;
-    while (next < problem.space.length && !outOfTime(trials.length)) {
+    while (next < problem.space.length && !overrun(trials.length, 0)) {
       const group: ({ readonly trial: Trial<C> } | { readonly config: C; readonly prepared: PreparedLaunch })[] = [];
       try {
         while (
           next < problem.space.length &&
           group.length < TIMED_TOGETHER &&
-          !outOfTime(trials.length + group.length)
+          !overrun(trials.length + group.length, group.length)
         ) {
           const config = problem.space[next++]!;
+          const building = performance.now();
           const outcome = await prepareTrial(problem, config, device, args, probe, restore, budgetSeconds - elapsed());
+          spent.building += (performance.now() - building) / 1000;
+          spent.built++;
           group.push('trial' in outcome ? outcome : { config, prepared: outcome.prepared });
         }
         const timed = new Map<number, Trial<C>>();
-        for (const [k, entry] of group.entries())
-          if ('prepared' in entry) timed.set(k, await timeTrial(entry.config, entry.prepared, probe, time));
+        for (const [k, entry] of group.entries()) {
+          if (!('prepared' in entry)) continue;
+          const timing = performance.now();
+          timed.set(k, await timeTrial(entry.config, entry.prepared, probe, time));
+          spent.timing += (performance.now() - timing) / 1000;
+          spent.timed++;
+        }
         for (const [k, entry] of group.entries()) record('trial' in entry ? entry.trial : timed.get(k)!);
       } finally {
         for (const entry of group) if ('prepared' in entry) entry.prepared.release();

@@ -1,0 +1,93 @@
+/**
+ * `matrixMul`'s default kernel where the device copies global memory into local memory
+ * asynchronously (CUDA's `cp.async`): the tuned SGEMM's double-buffered float4 panels filled by
+ * asynchronous copies; a panel whose fill a fused transformation makes compute is filled through
+ * registers; a product whose last step of k is partial takes the float4 kernel of one buffer. Checked on the CUDA C
+ * generated for such a device's parameters (the values on CUDA itself: the GPU machine's suite and
+ * bench/computations.ts); on every device present, the same products compute a*b.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { generateCode } from '@loom/core';
+import { cudaTarget } from '@loom/codegen-cuda';
+import { deviceParameters, matrixMul, mulConst, type DeviceParameters } from '@loom/computation';
+import { finishCall, flatten } from '../packages/computation/src/computation/flatten.ts';
+import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
+
+/** An H200 through CUDA, as a plan sees it. */
+const CUDA_H200: DeviceParameters = {
+  target: 'cuda',
+  maxWorkGroupSize: 1024,
+  maxWorkGroupSizes: [1024, 1024, 64],
+  localMemoryBytes: 48 * 1024,
+  subgroupSize: 32,
+  subgroups: { dtypes: ['float32', 'int32', 'uint32'], size: 32 },
+  vectorDTypes: ['float32', 'int32', 'uint32'],
+  preferVectorStatements: false,
+  asyncCopies: true,
+};
+
+const f32 = (shape: number[]) => ({ dtype: 'float32' as const, shape });
+
+/** The CUDA C of each kernel `comp` makes for CUDA_H200. */
+function cudaCode(comp: Parameters<typeof flatten>[0]): string[] {
+  return flatten(comp, CUDA_H200).map((c) => generateCode(finishCall(c, 'test').kernel, cudaTarget()).code);
+}
+
+const PRODUCTS = {
+  plain: matrixMul(f32([256, 64]), f32([64, 256])),
+  'b halved': matrixMul(f32([256, 64]), f32([64, 256])).attach(
+    'matrix_b',
+    mulConst({ dtype: 'float32' }, 0.5),
+    'output',
+    {
+      input: 'b_full',
+    },
+  ),
+  'k of 72, a partial last step': matrixMul(f32([256, 72]), f32([72, 256])),
+};
+
+test('matrixMul on a device that copies asynchronously: double-buffered float4 panels, filled by cp.async', () => {
+  const [code] = cudaCode(PRODUCTS.plain as never);
+  assert.match(code!, 'loom_copy_async_16(');
+  // k's steps taken in pairs, a buffer each
+  assert.match(code!, 'k_outer_pair');
+});
+
+test('matrixMul on a device that copies asynchronously: a panel whose fill computes (a fused scaling) is filled through registers', () => {
+  const [code] = cudaCode(PRODUCTS['b halved'] as never);
+  // a's panel still copied asynchronously, b's scaled on its way through registers
+  assert.match(code!, 'loom_copy_async_');
+  assert.match(code!, /b_fetch\[[^\]]*\]\.x = b_full\[[^\]]*\] \* 0\.5f;/);
+  assert.match(code!, 'k_outer_pair');
+});
+
+test('matrixMul on a device that copies asynchronously: a partial last step of k takes the float4 kernel of one buffer, copied through registers', () => {
+  const [code] = cudaCode(PRODUCTS['k of 72, a partial last step'] as never);
+  // (a double buffer takes k's steps in pairs, which the last step's guarded slab cannot join)
+  assert.not.match(code!, 'k_outer_pair');
+  assert.not.match(code!, 'loom_copy_async');
+  assert.match(code!, 'float4');
+});
+
+for (const device of testDevices())
+  test(`${device.name}: the products of the asynchronous default's cases compute a*b`, async () => {
+    for (const [what, comp] of Object.entries(PRODUCTS)) {
+      const k = what.startsWith('k of 72') ? 72 : 64;
+      const a = randomFloat32(256 * k, 1);
+      const b = randomFloat32(k * 256, 2);
+      const scale = what === 'b halved' ? 0.5 : 1;
+      const want = new Float32Array(256 * 256);
+      for (let i = 0; i < 256; i++)
+        for (let j = 0; j < 256; j++) {
+          let s = 0;
+          for (let q = 0; q < k; q++) s += a[i * k + q]! * b[q * 256 + j]! * scale;
+          want[i * 256 + j] = s;
+        }
+      const compiled = await comp.compile(device);
+      const { output } = (await compiled(undefined, a, b)) as { output: Float32Array };
+      assertClose(output, Array.from(want), `${device.name}, ${what} (${deviceParameters(device).target})`, 1e-5, 1e-4);
+    }
+  });
+
+test.run();
