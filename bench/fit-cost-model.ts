@@ -35,11 +35,16 @@ const parallelism = options.flags.has('parallelism') ? numberFlag(options, 'para
 // the H200's multiprocessors (OpenCL's CL_DEVICE_MAX_COMPUTE_UNITS there); 0: not modelled
 const computeUnits = numberFlag(options, 'compute-units', 132);
 // the model reads the target (to build the program) and the limits (to refuse what cannot run)
+// (CUDA carves up to 227 KiB of shared memory a block on the H200; OpenCL declares 48 KiB)
+const onCuda = options.flags.get('target') === 'cuda';
 const device = {
   name: 'recorded device',
-  target: options.flags.get('target') === 'cuda' ? cudaTarget() : openclTarget(),
-  limits: { ...COMMON_LIMITS, maxLocalMemoryBytes: 48 * 1024 },
+  target: onCuda ? cudaTarget() : openclTarget(),
+  limits: { ...COMMON_LIMITS, maxLocalMemoryBytes: (onCuda ? 227 : 48) * 1024 },
 } as unknown as Device;
+
+/** Per kernel, the recorded model's and the model's now: tau-b and the pick's distance from the fastest. */
+const summary: { kernel: string; recorded: [number, number]; now: [number, number] }[] = [];
 
 interface Candidate {
   readonly script: string;
@@ -85,6 +90,11 @@ for (const line of readFileSync(file, 'utf8').split('\n')) {
   console.log(
     `  model now:      tau ${kendallTau(now, times).toFixed(2)}, tau-b ${kendallTauB(now, times).toFixed(2)}, pick within ${pickOf(now).toFixed(2)}x`,
   );
+  summary.push({
+    kernel: row.kernel,
+    recorded: [kendallTauB(recorded, times), pickOf(recorded)],
+    now: [kendallTauB(now, times), pickOf(now)],
+  });
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)}`;
   measured.forEach((x, k) => {
     const c = costs[k]!;
@@ -97,3 +107,12 @@ for (const line of readFileSync(file, 'utf8').split('\n')) {
     );
   });
 }
+
+// over every kernel: the mean tau-b, and how many picks are within issue 31's 1.3x of the fastest
+const over = (which: 'recorded' | 'now') => {
+  const taus = summary.map((r) => r[which][0]).filter((t) => Number.isFinite(t));
+  const mean = taus.reduce((a, b) => a + b, 0) / Math.max(1, taus.length);
+  const close = summary.filter((r) => r[which][1] <= 1.3).length;
+  return `mean tau-b ${mean.toFixed(2)}, pick within 1.3x for ${close} of ${summary.length}`;
+};
+console.log(`\nrecorded model: ${over('recorded')}\nmodel now:      ${over('now')}`);

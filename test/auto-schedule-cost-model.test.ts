@@ -9,6 +9,7 @@ import { addDtypes, addPrefetch, makeKernel, predictScheduleTime, splitIname } f
 import {
   globalReuse,
   groupSectors,
+  loadCopies,
   registersPerWorkItem,
   residencySlowdown,
   warpShape,
@@ -196,6 +197,26 @@ test('registersPerWorkItem and residencySlowdown: an 8 x 8 tile over 512 work-it
   assert.is(residencySlowdown(eight, 512, true), 1.5, 'one group of 512 a unit, stalled at its barriers');
   assert.is(residencySlowdown(eight, 512, false), 1, 'no barriers: nothing to wait for together');
   assert.is(residencySlowdown(eight, 1024, true), 4, 'registers past the unit: they spill');
+});
+
+test("the cost model waits for a work-item's loads in sequence: a row reduced by 32 work-items, 32 loads each, ranks below 64, 16 each", () => {
+  // on an H200-like profile, where the bytes alone (16 MB) take 4 µs: the waits, not the traffic, tell them apart
+  const h200 = { device: 'test', bandwidth: 4e12, flopRate: 6e13, launchOverhead: 1e-6 };
+  const rows = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[i, j])'), { a: 'float32' });
+  const tree = (width: number) =>
+    splitIname(splitIname(rows, 'i', 1, { outerTag: 'g.0' }), 'j', width, { innerTag: 'l.0' });
+  const sizes = { n: 4096, m: 1024 };
+  const units = { computeUnits: 132 };
+  const narrow = predictScheduleTime(tree(32), cpu, h200, sizes, units);
+  const wide = predictScheduleTime(tree(64), cpu, h200, sizes, units);
+  assert.ok(narrow.seconds > wide.seconds, `${narrow.seconds} vs ${wide.seconds}`);
+  // an unrolled block's copies issue their loads together: one wait for four
+  const blocked = splitIname(splitIname(rows, 'i', 64, { outerTag: 'g.0' }), 'i_inner', 16, {
+    outerTag: 'unr',
+    innerTag: 'l.0',
+  });
+  assert.equal([...loadCopies(blocked)], [['a', 4]]);
+  assert.equal([...loadCopies(rows)], [['a', 1]]);
 });
 
 test.run();

@@ -26,6 +26,11 @@
  *  - flops at the measured rate, at a narrow work-group's share of it (a warp issues for its 32
  *    lanes, however few of them a group of 8 fills); these overlap: the largest counts, and a quarter of each of the
  *    others (an assumed leak, which also orders schedules the largest part would tie);
+ *  - latency: a work-item's global loads that follow one another (a loop's; the unrolled copies of
+ *    a load issue together) each wait for memory, once per round of the warps the compute units
+ *    hold at once (32 groups, 64 warps, as registers allow): a bound of its own, beside the
+ *    throughput's (a softmax row reduced by 32 work-items, 32 loads each, ran 1.4x slower than by
+ *    64 on the H200, though it moves the same bytes with less local memory traffic);
  *  - parallelism: a launch of fewer warps than the device runs at once is slowed in proportion
  *    (`parallelism` work-items, from the options: devices do not report it; a work-group narrower
  *    than a warp still takes one, so 4096 work-items in groups of 8 are 512 warps); and a launch of
@@ -118,6 +123,9 @@ export function predictCost(
   const stats = getStatistics(knl, { subgroupSize: WARP, countRedundantWork: true });
   const reuse = localReuse(knl);
   const loads = globalReuse(knl);
+  const copies = loadCopies(knl);
+  // global loads one work-item waits for one after another (the unrolled copies of a load issue together)
+  let serialLoads = 0;
   let globalBytes = 0;
   let l1Bytes = 0;
   let storeBytes = 0;
@@ -142,6 +150,7 @@ export function predictCost(
     const strides = groupShape.map((_, axis) => strideValue(key.lidStrides?.[axis], env));
     const warp = warpShape(groupShape);
     const once = key.direction === 'load' && key.variable ? (loads.get(key.variable) ?? 1) : 1;
+    if (key.direction === 'load') serialLoads += n / workItems / (key.variable ? (copies.get(key.variable) ?? 1) : 1);
     const warps = n / warp.reduce((a, b) => a * b, 1);
     const warpBytes = warps * groupSectors(warp, strides, bytes) * SECTOR * once;
     // the L1 cache looks up a warp's load line by line: rows of a narrow warp each take a line
@@ -182,9 +191,14 @@ export function predictCost(
   const bound = Math.max(...parts);
   const busy = bound + OVERLAP_LEAK * (parts.reduce((a, b) => a + b, 0) - bound);
   const barrierSeconds = (idle * barriers * workItems * BARRIER_FLOPS) / profile.flopRate;
-  const residency = residencySlowdown(registersPerWorkItem(knl), groupItems, barriers > 0);
+  const registers = registersPerWorkItem(knl);
+  const residency = residencySlowdown(registers, groupItems, barriers > 0);
+  // a work-item's loads in sequence, each a memory latency, for as many rounds of resident warps
+  // as the launch takes: a row reduced by 32 work-items, 32 loads each, waits where 64, 16 each, stream
+  const rounds = computeUnits ? Math.max(1, warpsInFlight / (computeUnits * residentWarps(registers, groupItems))) : 1;
+  const chain = serialLoads * LOAD_LATENCY * rounds;
   return {
-    seconds: work.launches * profile.launchOverhead + ((busy + barrierSeconds) * residency) / fill,
+    seconds: work.launches * profile.launchOverhead + Math.max(((busy + barrierSeconds) * residency) / fill, chain),
     globalBytes,
     l1Bytes,
     storeBytes,
@@ -193,6 +207,42 @@ export function predictCost(
     flops: work.flops,
     workItems,
   };
+}
+
+/**
+ * Seconds a work-item waits, on average, for each global load of a loop: a memory latency of
+ * most of a microsecond over the few iterations a compiler's unrolling issues together (fitted,
+ * bench/fit-cost-model.ts on the H200's recorded candidates of all ten kernels: mean tau-b 0.57 to
+ * 0.61 on CUDA, 0.55 to 0.60 on OpenCL, 0.32 to 0.49 on WebGPU; from 0.2 to 0.3 µs alike).
+ */
+const LOAD_LATENCY = 2.5e-7;
+/** Work-groups and warps a compute unit holds at once: NVIDIA's since Volta (devices do not report them). */
+const GROUPS_PER_UNIT = 32;
+const WARPS_PER_UNIT = 64;
+
+/** The warps a compute unit holds at once: as many groups as it takes, their warps, and their registers allow. */
+function residentWarps(registers: number, groupItems: number): number {
+  const warps = Math.ceil(groupItems / WARP);
+  const byRegisters = Math.floor(REGISTERS_PER_UNIT / (registers * warps * WARP));
+  const groups = Math.max(1, Math.min(GROUPS_PER_UNIT, Math.floor(WARPS_PER_UNIT / warps), byRegisters));
+  return groups * warps;
+}
+
+/**
+ * Per global array, the fewest copies any instruction reading it makes of the read (its `ilp`
+ * and `unr` inames' extents): copies issue their loads together, one latency for all.
+ */
+export function loadCopies(knl: LoopKernel): Map<string, number> {
+  const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
+  const out = new Map<string, number>();
+  for (const access of allAccesses(knl)) {
+    if (access.isWrite || !global(access.array)) continue;
+    let n = 1;
+    for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames]))
+      n *= unrolledCopies(knl, iname);
+    out.set(access.array, Math.min(out.get(access.array) ?? n, n));
+  }
+  return out;
 }
 
 /** 32-bit registers of a compute unit: NVIDIA's multiprocessors since Kepler (devices do not report it). */
