@@ -8,7 +8,8 @@
  *   node --import tsx bench/fit-cost-model.ts --results=bench/results/auto-schedule-h200-2026-12-03-eleventh-candidates.jsonl \
  *     [--bandwidth=4.25e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=67584] [--compute-units=132]
  *     [--counts]   (and what the model counted for each candidate)
- *     [--target=cuda]  (the candidates recorded on CUDA: asynchronous copies, which OpenCL C cannot spell)
+ *     [--target=cuda|wgsl]  (the candidates recorded on CUDA: asynchronous copies, which OpenCL C cannot
+ *                            spell; or through WebGPU, whose target states what its compilers do)
  *
  * The profile defaults are the H200's through OpenCL as measureDeviceProfile measures it since the twelfth
  * session (a copy of four elements a work-item: 4.25 TB/s; the runs before recorded 2.73 with one).
@@ -18,6 +19,7 @@ import { COMMON_LIMITS, fixParameters, predictScheduleTime, type Device, type Lo
 import { kernel } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
 import { cudaTarget } from '@loom/codegen-cuda';
+import { wgslTarget } from '@loom/codegen-wgsl';
 import { AUTO_SCHEDULE_CASES, kendallTau, kendallTauB } from './auto-schedule-kernels.ts';
 import { numberFlag, parseOptions } from './lib/cli.ts';
 
@@ -36,10 +38,13 @@ const parallelism = options.flags.has('parallelism') ? numberFlag(options, 'para
 const computeUnits = numberFlag(options, 'compute-units', 132);
 // the model reads the target (to build the program) and the limits (to refuse what cannot run)
 // (CUDA carves up to 227 KiB of shared memory a block on the H200; OpenCL declares 48 KiB)
-const onCuda = options.flags.get('target') === 'cuda';
+const targetName = options.flags.get('target') ?? 'opencl';
+const onCuda = targetName === 'cuda';
+const targets = { opencl: openclTarget, cuda: cudaTarget, wgsl: wgslTarget } as const;
+if (!(targetName in targets)) throw new Error(`--target=${targetName}: one of ${Object.keys(targets).join(', ')}`);
 const device = {
   name: 'recorded device',
-  target: onCuda ? cudaTarget() : openclTarget(),
+  target: targets[targetName as keyof typeof targets](),
   limits: { ...COMMON_LIMITS, maxLocalMemoryBytes: (onCuda ? 227 : 48) * 1024 },
 } as unknown as Device;
 

@@ -197,6 +197,10 @@ test('registersPerWorkItem and residencySlowdown: an 8 x 8 tile over 512 work-it
   assert.is(residencySlowdown(eight, 512, true), 1.5, 'one group of 512 a unit, stalled at its barriers');
   assert.is(residencySlowdown(eight, 512, false), 1, 'no barriers: nothing to wait for together');
   assert.is(residencySlowdown(eight, 1024, true), 4, 'registers past the unit: they spill');
+  // a 16 x 16 tile's 256 accumulators are more than a work-item may hold, in a group of any size
+  const sixteen = registersPerWorkItem(tile(4, 4, 16));
+  assert.ok(sixteen > 255, `${sixteen}`);
+  assert.is(residencySlowdown(sixteen, 16, true), 4, 'past 255 registers a work-item: they spill');
 });
 
 test("the cost model waits for a work-item's loads in sequence: a row reduced by 32 work-items, 32 loads each, ranks below 64, 16 each", () => {

@@ -247,6 +247,11 @@ export function loadCopies(knl: LoopKernel): Map<string, number> {
 
 /** 32-bit registers of a compute unit: NVIDIA's multiprocessors since Kepler (devices do not report it). */
 const REGISTERS_PER_UNIT = 65536;
+/**
+ * The most 32-bit registers one work-item may hold (NVIDIA's 255): beyond, its values spill to
+ * memory however few work-items share the unit.
+ */
+const REGISTERS_PER_WORK_ITEM = 255;
 /** Registers a work-item holds besides its values: indices, addresses, loop counters (a guess). */
 const REGISTER_OVERHEAD = 24;
 /** The slowdown of a unit that holds one work-group at a time, with barriers (see residencySlowdown). */
@@ -280,11 +285,12 @@ export function registersPerWorkItem(knl: LoopKernel): number {
  * registers allow: where one group fills a unit's registers, its barriers stall the unit with
  * nothing else to run (8 x 8 tiles of the contraction over 512 work-items ran 1.6x slower than
  * over 256 on the H200; two groups a unit or more measured alike, so they are not told apart);
- * where a group does not fit at all, its registers spill to memory.
+ * where a group does not fit at all, or a work-item needs more registers than it may hold, its
+ * registers spill to memory.
  */
 export function residencySlowdown(registers: number, groupItems: number, hasBarriers: boolean): number {
   const groups = Math.floor(REGISTERS_PER_UNIT / (registers * Math.ceil(groupItems / WARP) * WARP));
-  if (groups < 1) return SPILL_SLOWDOWN;
+  if (groups < 1 || registers > REGISTERS_PER_WORK_ITEM) return SPILL_SLOWDOWN;
   return groups === 1 && hasBarriers ? ALONE_SLOWDOWN : 1;
 }
 
