@@ -2,13 +2,14 @@
  * `matrixMul`'s default kernel where the device copies global memory into local memory
  * asynchronously (CUDA's `cp.async`): the tuned SGEMM's double-buffered float4 panels filled by
  * asynchronous copies; a panel whose fill a fused transformation makes compute is filled through
- * registers; a product whose last step of k is partial takes the float4 kernel of one buffer. Checked on the CUDA C
+ * registers; a product whose last step of k is partial, or a batched one, takes the float4 kernel of
+ * one buffer. Checked on the CUDA C
  * generated for such a device's parameters (the values on CUDA itself: the GPU machine's suite and
  * bench/computations.ts); on every device present, the same products compute a*b.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateCode } from '@loom/core';
+import { generateCode, run } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
 import { deviceParameters, matrixMul, mulConst, type DeviceParameters } from '@loom/computation';
 import { finishCall, flatten } from '../packages/computation/src/computation/flatten.ts';
@@ -34,6 +35,24 @@ function cudaCode(comp: Parameters<typeof flatten>[0]): string[] {
   return flatten(comp, CUDA_H200).map((c) => generateCode(finishCall(c, 'test').kernel, cudaTarget()).code);
 }
 
+/** The operands of a product of PRODUCTS (random), and a*b in plain JS (b halved where the product halves it). */
+function productCase(what: string): { a: Float32Array; b: Float32Array; k: number; want: Float32Array } {
+  const k = what.startsWith('k of 72') ? 72 : 64;
+  const batch = what === 'a batch of 2' ? 2 : 1;
+  const a = randomFloat32(batch * 256 * k, 1);
+  const b = randomFloat32(k * 256, 2);
+  const scale = what === 'b halved' ? 0.5 : 1;
+  const want = new Float32Array(batch * 256 * 256);
+  for (let t = 0; t < batch; t++)
+    for (let i = 0; i < 256; i++)
+      for (let j = 0; j < 256; j++) {
+        let s = 0;
+        for (let q = 0; q < k; q++) s += a[(t * 256 + i) * k + q]! * b[q * 256 + j]! * scale;
+        want[(t * 256 + i) * 256 + j] = s;
+      }
+  return { a, b, k, want };
+}
+
 const PRODUCTS = {
   plain: matrixMul(f32([256, 64]), f32([64, 256])),
   'b halved': matrixMul(f32([256, 64]), f32([64, 256])).attach(
@@ -45,6 +64,7 @@ const PRODUCTS = {
     },
   ),
   'k of 72, a partial last step': matrixMul(f32([256, 72]), f32([72, 256])),
+  'a batch of 2': matrixMul(f32([2, 256, 64]), f32([64, 256])),
 };
 
 test('matrixMul on a device that copies asynchronously: double-buffered float4 panels, filled by cp.async', () => {
@@ -70,20 +90,30 @@ test('matrixMul on a device that copies asynchronously: a partial last step of k
   assert.match(code!, 'float4');
 });
 
+test('matrixMul on a device that copies asynchronously: a batched product takes the float4 kernel of one buffer (its batch is a loop while the panels are tiled)', () => {
+  const [code] = cudaCode(PRODUCTS['a batch of 2'] as never);
+  assert.not.match(code!, 'k_outer_pair');
+  assert.match(code!, 'float4');
+});
+
+test('the kernels matrixMul plans for CUDA compute a*b where copies complete at once (the CPU device runs them as written)', async () => {
+  const { cpuDevice } = await import('@loom/codegen-js');
+  // (the H200's 48 KiB of local memory: two buffers of panels take 36 KB)
+  const cpu = cpuDevice({ limits: { maxLocalMemoryBytes: 48 * 1024 } });
+  for (const [what, comp] of Object.entries(PRODUCTS)) {
+    const { a, b, k, want } = productCase(what);
+    const [call] = flatten(comp as never, CUDA_H200).map((c) => finishCall(c, what));
+    // (the kernel's own argument names: a, b and c, b's scaling fused in under the transformation's name)
+    const inputs: Record<string, Float32Array> = what === 'b halved' ? { a, b_full: b } : { a, b };
+    const { c } = (await run(call!.kernel, cpu, inputs)) as { c: Float32Array };
+    assertClose(c, Array.from(want), `${what} (k ${k})`, 1e-5, 1e-4);
+  }
+});
+
 for (const device of testDevices())
   test(`${device.name}: the products of the asynchronous default's cases compute a*b`, async () => {
     for (const [what, comp] of Object.entries(PRODUCTS)) {
-      const k = what.startsWith('k of 72') ? 72 : 64;
-      const a = randomFloat32(256 * k, 1);
-      const b = randomFloat32(k * 256, 2);
-      const scale = what === 'b halved' ? 0.5 : 1;
-      const want = new Float32Array(256 * 256);
-      for (let i = 0; i < 256; i++)
-        for (let j = 0; j < 256; j++) {
-          let s = 0;
-          for (let q = 0; q < k; q++) s += a[i * k + q]! * b[q * 256 + j]! * scale;
-          want[i * 256 + j] = s;
-        }
+      const { a, b, want } = productCase(what);
       const compiled = await comp.compile(device);
       const { output } = (await compiled(undefined, a, b)) as { output: Float32Array };
       assertClose(output, Array.from(want), `${device.name}, ${what} (${deviceParameters(device).target})`, 1e-5, 1e-4);

@@ -356,9 +356,16 @@ function configFor(
   // the float4 kernel moves its staged vectors to local memory lane by lane, which targets that
   // want whole-vector statements compile slower than the scalar kernel (the tuner's pick on Dawn)
   const vectors = device.vectorDTypes.includes(operands.c) && !device.preferVectorStatements;
+  // a batch axis is a loop while the panels are double-buffered (it goes on the grid after), and a
+  // double buffer takes no loop between its steps' fills: batched products keep one buffer
+  const batched = Math.max(operands.aShape.length, operands.bShape.length) > 2;
   const candidates = [
     ...(narrow
-      ? [...(vectors && device.asyncCopies ? [ASYNC_VECTOR_CONFIG] : []), ...(vectors ? [VECTOR_CONFIG] : []), large]
+      ? [
+          ...(vectors && device.asyncCopies && !batched ? [ASYNC_VECTOR_CONFIG] : []),
+          ...(vectors ? [VECTOR_CONFIG] : []),
+          large,
+        ]
       : []),
     scalarConfig(DEFAULT_TILES),
     scalarConfig(SMALL_TILES),
