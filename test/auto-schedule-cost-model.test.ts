@@ -6,14 +6,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addDtypes, addPrefetch, makeKernel, predictScheduleTime, splitIname } from '@loom/core';
+import { groupSectors, warpShape } from '../packages/core/src/tune/auto-schedule/warps.ts';
 import {
   globalReuse,
-  groupSectors,
   loadCopies,
   registersPerWorkItem,
   residencySlowdown,
-  warpShape,
-} from '../packages/core/src/tune/auto-schedule/cost-model.ts';
+} from '../packages/core/src/tune/auto-schedule/work-item.ts';
 import { PROFILE, cpu } from './support/auto-schedule-cases.ts';
 
 test('the cost model ranks an uncoalesced schedule (l.0 across rows) below a coalesced one, by its L1 traffic', () => {

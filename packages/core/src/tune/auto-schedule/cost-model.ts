@@ -1,7 +1,9 @@
 /**
  * The cost model of `autoSchedule`: a time for a candidate kernel from its exact counts at the
  * tuning sizes and the device's measured profile. Where `estimateTime` weighs a kernel's
- * footprint (blind to how the work is laid out), this weighs what the schedule changes:
+ * footprint (blind to how the work is laid out), this weighs what the schedule changes (what one
+ * work-item holds and repeats is counted in work-item.ts, the sectors a warp's access touches in
+ * warps.ts):
  *
  *  - global memory in 32-byte sectors, at three levels, counting the work every work-group repeats
  *    (a panel each group along j fetches again: `countRedundantWork`). The L1 cache: the 128-byte
@@ -51,22 +53,30 @@ import { evaluateInt, valuesEnv } from '../../runtime/evaluate.ts';
 import { getStatistics } from '../../statistics/all.ts';
 import type { DeviceProfile } from '../../statistics/roofline.ts';
 import { kernelWork } from '../../statistics/roofline.ts';
-import { LoomError } from '../../errors.ts';
-import { freeVariables } from '../../expr/analysis.ts';
-import { allAccesses, reductionInames } from '../../kernel/accesses.ts';
-import { ilpRange } from '../../preprocess/privatize-ilp.ts';
-import { toLinear } from '../../expr/affine.ts';
-import { Linear } from '../../linear.ts';
 import { targetFacts } from '../../codegen/target-facts.ts';
+import { L1_LINE, SECTOR, WARP, groupSectors, warpShape } from './warps.ts';
+import {
+  globalReuse,
+  loadCopies,
+  localReuse,
+  registersPerWorkItem,
+  residencySlowdown,
+  residentWarps,
+} from './work-item.ts';
 
-const WARP = 32;
-const SECTOR = 32;
-const L1_LINE = 128;
 const LOCAL_SPEEDUP = 8;
 const L1_SPEEDUP = 3;
 const L2_SPEEDUP = 2;
 const OVERLAP_LEAK = 0.25;
 const BARRIER_FLOPS = 64;
+
+/**
+ * Seconds a work-item waits, on average, for each global load of a loop: a memory latency of
+ * most of a microsecond over the few iterations a compiler's unrolling issues together (fitted,
+ * bench/fit-cost-model.ts on the H200's recorded candidates of all ten kernels: mean tau-b 0.57 to
+ * 0.61 on CUDA, 0.55 to 0.60 on OpenCL, 0.32 to 0.49 on WebGPU; from 0.2 to 0.3 µs alike).
+ */
+const LOAD_LATENCY = 2.5e-7;
 
 /** What the model counted for one candidate, and the time it predicts. */
 export interface CostBreakdown {
@@ -207,215 +217,6 @@ export function predictCost(
     flops: work.flops,
     workItems,
   };
-}
-
-/**
- * Seconds a work-item waits, on average, for each global load of a loop: a memory latency of
- * most of a microsecond over the few iterations a compiler's unrolling issues together (fitted,
- * bench/fit-cost-model.ts on the H200's recorded candidates of all ten kernels: mean tau-b 0.57 to
- * 0.61 on CUDA, 0.55 to 0.60 on OpenCL, 0.32 to 0.49 on WebGPU; from 0.2 to 0.3 µs alike).
- */
-const LOAD_LATENCY = 2.5e-7;
-/** Work-groups and warps a compute unit holds at once: NVIDIA's since Volta (devices do not report them). */
-const GROUPS_PER_UNIT = 32;
-const WARPS_PER_UNIT = 64;
-
-/** The warps a compute unit holds at once: as many groups as it takes, their warps, and their registers allow. */
-function residentWarps(registers: number, groupItems: number): number {
-  const warps = Math.ceil(groupItems / WARP);
-  const byRegisters = Math.floor(REGISTERS_PER_UNIT / (registers * warps * WARP));
-  const groups = Math.max(1, Math.min(GROUPS_PER_UNIT, Math.floor(WARPS_PER_UNIT / warps), byRegisters));
-  return groups * warps;
-}
-
-/**
- * Per global array, the fewest copies any instruction reading it makes of the read (its `ilp`
- * and `unr` inames' extents): copies issue their loads together, one latency for all.
- */
-export function loadCopies(knl: LoopKernel): Map<string, number> {
-  const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
-  const out = new Map<string, number>();
-  for (const access of allAccesses(knl)) {
-    if (access.isWrite || !global(access.array)) continue;
-    let n = 1;
-    for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames]))
-      n *= unrolledCopies(knl, iname);
-    out.set(access.array, Math.min(out.get(access.array) ?? n, n));
-  }
-  return out;
-}
-
-/** 32-bit registers of a compute unit: NVIDIA's multiprocessors since Kepler (devices do not report it). */
-const REGISTERS_PER_UNIT = 65536;
-/**
- * The most 32-bit registers one work-item may hold (NVIDIA's 255): beyond, its values spill to
- * memory however few work-items share the unit.
- */
-const REGISTERS_PER_WORK_ITEM = 255;
-/** Registers a work-item holds besides its values: indices, addresses, loop counters (a guess). */
-const REGISTER_OVERHEAD = 24;
-/** The slowdown of a unit that holds one work-group at a time, with barriers (see residencySlowdown). */
-const ALONE_SLOWDOWN = 1.5;
-/** The slowdown of a work-group whose registers do not fit a unit: they spill to memory (a guess). */
-const SPILL_SLOWDOWN = 4;
-
-/**
- * The registers a work-item of `knl` needs, roughly: each reduction's accumulators (one a copy of
- * its instruction over the `ilp`/`unr` inames it runs in: an 8 x 8 register tile holds 64), the
- * operands of one step (a copy per unrolled iname's value: 8 + 8 for that tile), and an overhead.
- */
-export function registersPerWorkItem(knl: LoopKernel): number {
-  let accumulators = 0;
-  const unrolled = new Map<string, number>();
-  for (const insn of knl.instructions) {
-    let copies = 1;
-    for (const iname of insn.withinInames) {
-      const n = unrolledCopies(knl, iname);
-      if (n > 1) unrolled.set(iname, n);
-      copies *= n;
-    }
-    if (reductionInames(insn, knl.substitutions).size > 0) accumulators += copies;
-  }
-  const operands = [...unrolled.values()].reduce((a, b) => a + b, 0);
-  return accumulators + operands + REGISTER_OVERHEAD;
-}
-
-/**
- * How much slower a launch runs for the work-groups a compute unit holds at once, as their
- * registers allow: where one group fills a unit's registers, its barriers stall the unit with
- * nothing else to run (8 x 8 tiles of the contraction over 512 work-items ran 1.6x slower than
- * over 256 on the H200; two groups a unit or more measured alike, so they are not told apart);
- * where a group does not fit at all, or a work-item needs more registers than it may hold, its
- * registers spill to memory.
- */
-export function residencySlowdown(registers: number, groupItems: number, hasBarriers: boolean): number {
-  const groups = Math.floor(REGISTERS_PER_UNIT / (registers * Math.ceil(groupItems / WARP) * WARP));
-  if (groups < 1 || registers > REGISTERS_PER_WORK_ITEM) return SPILL_SLOWDOWN;
-  return groups === 1 && hasBarriers ? ALONE_SLOWDOWN : 1;
-}
-
-/**
- * The shape of one warp in a work-group of shape `group`: WARP consecutive linear local ids, a
- * row of l.0 (or all of it when narrower), then as many rows along l.1, then l.2, as fill it. A
- * 8 x 8 work-group's warp is 8 x 4: a transpose reading 8 consecutive words a row touches 4
- * sectors a warp, not 4 rows counted as if each were a warp of its own.
- */
-export function warpShape(group: readonly number[]): number[] {
-  const shape: number[] = [];
-  let left = WARP;
-  for (const size of group) {
-    const take = Math.max(1, Math.min(size, Math.floor(left)));
-    shape.push(take);
-    left /= take;
-  }
-  return shape;
-}
-
-/**
- * The 32-byte sectors one access of a whole work-group touches, its shape `group` (work-items per
- * local axis) and the access's stride along each (0: the same element; undefined: unknown, each
- * work-item its own sector). Along the axis of the smallest stride below a sector the work-items
- * share sectors, `ceil(L · stride · bytes / 32)` of them a line; every other axis that moves
- * multiplies the lines, up to one sector per distinct element. With `unit`, pieces of that many
- * bytes instead of sectors (128: the L1 cache's lines).
- */
-export function groupSectors(
-  group: readonly number[],
-  strides: readonly (number | undefined)[],
-  bytes: number,
-  unit = SECTOR,
-): number {
-  const moving = group
-    .map((size, axis) => ({ size, stride: strides[axis] }))
-    .filter((a) => a.stride !== 0 && a.size > 1);
-  const distinct = moving.reduce((n, a) => n * a.size, 1);
-  const near = moving
-    .filter((a): a is { size: number; stride: number } => a.stride !== undefined && a.stride * bytes < unit)
-    .sort((a, b) => a.stride - b.stride)[0];
-  if (!near) return distinct;
-  const line = Math.ceil((near.size * near.stride * bytes) / unit);
-  return Math.min(distinct, line * (distinct / near.size));
-}
-
-/** The copies an `ilp` or `unr` iname makes of what it holds (its constant extent); 1 for any other iname. */
-function unrolledCopies(knl: LoopKernel, iname: string): number {
-  const kind = knl.inameTags.get(iname)?.kind;
-  if (kind !== 'ilp' && kind !== 'unroll') return 1;
-  try {
-    const { lo, hi } = ilpRange(knl, iname);
-    return hi - lo + 1;
-  } catch (e) {
-    if (e instanceof LoomError) return 1;
-    throw e;
-  }
-}
-
-/**
- * Per local array, the fraction of its counted reads that touch distinct elements within one
- * set of unrolled copies: the copies of an instruction over `ilp` and `unr` inames its index does
- * not use read the same element (one read of a register, once the compiler has it). The smallest
- * fraction over the array's reads, each copy count from the inames' constant ranges.
- */
-export function localReuse(knl: LoopKernel): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const access of allAccesses(knl)) {
-    if (access.isWrite || knl.temporaries.get(access.array)?.addressSpace !== 'local') continue;
-    const used = new Set(access.indices.flatMap((e) => [...freeVariables(e)]));
-    let all = 1;
-    let distinct = 1;
-    for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames])) {
-      const n = unrolledCopies(knl, iname);
-      all *= n;
-      if (used.has(iname)) distinct *= n;
-    }
-    out.set(access.array, Math.min(out.get(access.array) ?? 1, distinct / all));
-  }
-  return out;
-}
-
-/**
- * Per global array, the fraction of its counted reads that load distinct elements: the unrolled
- * copies (`ilp`, `unr`) of an instruction, and its several reads of one array, load an element
- * once (a 5-point stencil unrolled over two rows reads 8 distinct elements of 10). The smallest
- * fraction over the instructions that read it; 1 where an index is not affine or the copies are
- * too many to list.
- */
-export function globalReuse(knl: LoopKernel): Map<string, number> {
-  const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
-  const reads = new Map<string, { all: number; distinct: Set<string>; array: string; affine: boolean }>();
-  for (const access of allAccesses(knl)) {
-    if (access.isWrite || !global(access.array)) continue;
-    const key = `${access.instruction.id} ${access.array}`;
-    const entry = reads.get(key) ?? { all: 0, distinct: new Set<string>(), array: access.array, affine: true };
-    reads.set(key, entry);
-    const forms = access.indices.map((e) => toLinear(e));
-    const unrolled = [...new Set([...access.instruction.withinInames, ...access.reductionInames])]
-      .map((iname) => ({ iname, count: unrolledCopies(knl, iname) }))
-      .filter((u) => u.count > 1);
-    const total = unrolled.reduce((a, u) => a * u.count, 1);
-    if (forms.some((f) => f === undefined) || total > 4096) {
-      entry.affine = false;
-      continue;
-    }
-    const ranges = unrolled.map((u) => ({ ...u, lo: ilpRange(knl, u.iname).lo }));
-    for (let copy = 0; copy < total; copy++) {
-      let rest = copy;
-      const values = ranges.map((r) => {
-        const v = r.lo + (rest % r.count);
-        rest = Math.floor(rest / r.count);
-        return [r.iname, v] as const;
-      });
-      const at = forms.map((f) => values.reduce((l, [n, v]) => l!.substitute(n, Linear.constant(v)), f)!.toString());
-      entry.all++;
-      entry.distinct.add(at.join(','));
-    }
-  }
-  const out = new Map<string, number>();
-  for (const { all, distinct, array, affine } of reads.values()) {
-    const fraction = affine && all > 0 ? distinct.size / all : 1;
-    out.set(array, Math.min(out.get(array) ?? 1, fraction));
-  }
-  return out;
 }
 
 /** A stride along l.0 in elements at the sizes (absolute), or undefined where the index is not affine. */

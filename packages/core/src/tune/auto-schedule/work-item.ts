@@ -1,0 +1,173 @@
+/**
+ * What one work-item of a candidate holds and repeats, for autoSchedule's cost model: its
+ * registers (accumulators, operands), the copies its unrolled inames make of an access (reads
+ * shared by the copies, loads issued together), and how many work-groups and warps a compute
+ * unit holds at once, as their registers allow.
+ */
+import { LoomError } from '../../errors.ts';
+import { freeVariables } from '../../expr/analysis.ts';
+import { toLinear } from '../../expr/affine.ts';
+import { allAccesses, reductionInames } from '../../kernel/accesses.ts';
+import type { LoopKernel } from '../../kernel/model.ts';
+import { Linear } from '../../linear.ts';
+import { ilpRange } from '../../preprocess/privatize-ilp.ts';
+import { WARP } from './warps.ts';
+
+/** Work-groups and warps a compute unit holds at once: NVIDIA's since Volta (devices do not report them). */
+const GROUPS_PER_UNIT = 32;
+const WARPS_PER_UNIT = 64;
+
+/** The warps a compute unit holds at once: as many groups as it takes, their warps, and their registers allow. */
+export function residentWarps(registers: number, groupItems: number): number {
+  const warps = Math.ceil(groupItems / WARP);
+  const byRegisters = Math.floor(REGISTERS_PER_UNIT / (registers * warps * WARP));
+  const groups = Math.max(1, Math.min(GROUPS_PER_UNIT, Math.floor(WARPS_PER_UNIT / warps), byRegisters));
+  return groups * warps;
+}
+
+/**
+ * Per global array, the fewest copies any instruction reading it makes of the read (its `ilp`
+ * and `unr` inames' extents): copies issue their loads together, one latency for all.
+ */
+export function loadCopies(knl: LoopKernel): Map<string, number> {
+  const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
+  const out = new Map<string, number>();
+  for (const access of allAccesses(knl)) {
+    if (access.isWrite || !global(access.array)) continue;
+    let n = 1;
+    for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames]))
+      n *= unrolledCopies(knl, iname);
+    out.set(access.array, Math.min(out.get(access.array) ?? n, n));
+  }
+  return out;
+}
+
+/** 32-bit registers of a compute unit: NVIDIA's multiprocessors since Kepler (devices do not report it). */
+const REGISTERS_PER_UNIT = 65536;
+/**
+ * The most 32-bit registers one work-item may hold (NVIDIA's 255): beyond, its values spill to
+ * memory however few work-items share the unit.
+ */
+const REGISTERS_PER_WORK_ITEM = 255;
+/** Registers a work-item holds besides its values: indices, addresses, loop counters (a guess). */
+const REGISTER_OVERHEAD = 24;
+/** The slowdown of a unit that holds one work-group at a time, with barriers (see residencySlowdown). */
+const ALONE_SLOWDOWN = 1.5;
+/** The slowdown of a work-group whose registers do not fit a unit: they spill to memory (a guess). */
+const SPILL_SLOWDOWN = 4;
+
+/**
+ * The registers a work-item of `knl` needs, roughly: each reduction's accumulators (one a copy of
+ * its instruction over the `ilp`/`unr` inames it runs in: an 8 x 8 register tile holds 64), the
+ * operands of one step (a copy per unrolled iname's value: 8 + 8 for that tile), and an overhead.
+ */
+export function registersPerWorkItem(knl: LoopKernel): number {
+  let accumulators = 0;
+  const unrolled = new Map<string, number>();
+  for (const insn of knl.instructions) {
+    let copies = 1;
+    for (const iname of insn.withinInames) {
+      const n = unrolledCopies(knl, iname);
+      if (n > 1) unrolled.set(iname, n);
+      copies *= n;
+    }
+    if (reductionInames(insn, knl.substitutions).size > 0) accumulators += copies;
+  }
+  const operands = [...unrolled.values()].reduce((a, b) => a + b, 0);
+  return accumulators + operands + REGISTER_OVERHEAD;
+}
+
+/**
+ * How much slower a launch runs for the work-groups a compute unit holds at once, as their
+ * registers allow: where one group fills a unit's registers, its barriers stall the unit with
+ * nothing else to run (8 x 8 tiles of the contraction over 512 work-items ran 1.6x slower than
+ * over 256 on the H200; two groups a unit or more measured alike, so they are not told apart);
+ * where a group does not fit at all, or a work-item needs more registers than it may hold, its
+ * registers spill to memory.
+ */
+export function residencySlowdown(registers: number, groupItems: number, hasBarriers: boolean): number {
+  const groups = Math.floor(REGISTERS_PER_UNIT / (registers * Math.ceil(groupItems / WARP) * WARP));
+  if (groups < 1 || registers > REGISTERS_PER_WORK_ITEM) return SPILL_SLOWDOWN;
+  return groups === 1 && hasBarriers ? ALONE_SLOWDOWN : 1;
+}
+
+/** The copies an `ilp` or `unr` iname makes of what it holds (its constant extent); 1 for any other iname. */
+export function unrolledCopies(knl: LoopKernel, iname: string): number {
+  const kind = knl.inameTags.get(iname)?.kind;
+  if (kind !== 'ilp' && kind !== 'unroll') return 1;
+  try {
+    const { lo, hi } = ilpRange(knl, iname);
+    return hi - lo + 1;
+  } catch (e) {
+    if (e instanceof LoomError) return 1;
+    throw e;
+  }
+}
+
+/**
+ * Per local array, the fraction of its counted reads that touch distinct elements within one
+ * set of unrolled copies: the copies of an instruction over `ilp` and `unr` inames its index does
+ * not use read the same element (one read of a register, once the compiler has it). The smallest
+ * fraction over the array's reads, each copy count from the inames' constant ranges.
+ */
+export function localReuse(knl: LoopKernel): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const access of allAccesses(knl)) {
+    if (access.isWrite || knl.temporaries.get(access.array)?.addressSpace !== 'local') continue;
+    const used = new Set(access.indices.flatMap((e) => [...freeVariables(e)]));
+    let all = 1;
+    let distinct = 1;
+    for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames])) {
+      const n = unrolledCopies(knl, iname);
+      all *= n;
+      if (used.has(iname)) distinct *= n;
+    }
+    out.set(access.array, Math.min(out.get(access.array) ?? 1, distinct / all));
+  }
+  return out;
+}
+
+/**
+ * Per global array, the fraction of its counted reads that load distinct elements: the unrolled
+ * copies (`ilp`, `unr`) of an instruction, and its several reads of one array, load an element
+ * once (a 5-point stencil unrolled over two rows reads 8 distinct elements of 10). The smallest
+ * fraction over the instructions that read it; 1 where an index is not affine or the copies are
+ * too many to list.
+ */
+export function globalReuse(knl: LoopKernel): Map<string, number> {
+  const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
+  const reads = new Map<string, { all: number; distinct: Set<string>; array: string; affine: boolean }>();
+  for (const access of allAccesses(knl)) {
+    if (access.isWrite || !global(access.array)) continue;
+    const key = `${access.instruction.id} ${access.array}`;
+    const entry = reads.get(key) ?? { all: 0, distinct: new Set<string>(), array: access.array, affine: true };
+    reads.set(key, entry);
+    const forms = access.indices.map((e) => toLinear(e));
+    const unrolled = [...new Set([...access.instruction.withinInames, ...access.reductionInames])]
+      .map((iname) => ({ iname, count: unrolledCopies(knl, iname) }))
+      .filter((u) => u.count > 1);
+    const total = unrolled.reduce((a, u) => a * u.count, 1);
+    if (forms.some((f) => f === undefined) || total > 4096) {
+      entry.affine = false;
+      continue;
+    }
+    const ranges = unrolled.map((u) => ({ ...u, lo: ilpRange(knl, u.iname).lo }));
+    for (let copy = 0; copy < total; copy++) {
+      let rest = copy;
+      const values = ranges.map((r) => {
+        const v = r.lo + (rest % r.count);
+        rest = Math.floor(rest / r.count);
+        return [r.iname, v] as const;
+      });
+      const at = forms.map((f) => values.reduce((l, [n, v]) => l!.substitute(n, Linear.constant(v)), f)!.toString());
+      entry.all++;
+      entry.distinct.add(at.join(','));
+    }
+  }
+  const out = new Map<string, number>();
+  for (const { all, distinct, array, affine } of reads.values()) {
+    const fraction = affine && all > 0 ? distinct.size / all : 1;
+    out.set(array, Math.min(out.get(array) ?? 1, fraction));
+  }
+  return out;
+}
