@@ -19,6 +19,7 @@ import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { supportsDType, testDevices } from './support/devices.ts';
 import { assertComplexClose, referenceFft, testComplex } from './support/fft-reference.ts';
+import { H200_OPENCL } from './support/h200-parameters.ts';
 
 const sizeOf = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
 
@@ -26,17 +27,7 @@ const sizeOf = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
 const withLocalMemory = (device: Device, bytes: number): Device =>
   Object.create(device, { limits: { value: { ...device.limits, maxLocalMemoryBytes: bytes } } });
 
-const H200: DeviceParameters = {
-  target: 'opencl',
-  maxWorkGroupSize: 1024,
-  maxWorkGroupSizes: [1024, 1024, 64],
-  localMemoryBytes: 48 * 1024,
-  subgroupSize: 32,
-  subgroups: { dtypes: ['float32', 'int32', 'uint32'], size: 32 },
-  vectorDTypes: ['float32'],
-  preferVectorStatements: false,
-  asyncCopies: false,
-};
+const H200 = H200_OPENCL;
 
 test('fft stages: multi-stage plans, columns, 3-D, radices 3/5/7 and Bluestein, inverse, on every device', async () => {
   const cases: [number[], number[]][] = [

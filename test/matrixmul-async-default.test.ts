@@ -14,17 +14,13 @@ import { cudaTarget } from '@loom/codegen-cuda';
 import { deviceParameters, matrixMul, mulConst, type DeviceParameters } from '@loom/computation';
 import { finishCall, flatten } from '../packages/computation/src/computation/flatten.ts';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
+import { H200_OPENCL } from './support/h200-parameters.ts';
 
 /** An H200 through CUDA, as a plan sees it. */
 const CUDA_H200: DeviceParameters = {
+  ...H200_OPENCL,
   target: 'cuda',
-  maxWorkGroupSize: 1024,
-  maxWorkGroupSizes: [1024, 1024, 64],
-  localMemoryBytes: 48 * 1024,
-  subgroupSize: 32,
-  subgroups: { dtypes: ['float32', 'int32', 'uint32'], size: 32 },
   vectorDTypes: ['float32', 'int32', 'uint32'],
-  preferVectorStatements: false,
   asyncCopies: true,
 };
 
