@@ -222,4 +222,22 @@ test("the cost model waits for a work-item's loads in sequence: a row reduced by
   assert.equal([...loadCopies(rows)], [['a', 1]]);
 });
 
+test("the cost model slows a work-item past the live values its target's compilers keep (WGSL's livePrivateValues)", () => {
+  const knl = addDtypes(makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])'), {
+    a: 'float32',
+    b: 'float32',
+  });
+  // 8 x 8 accumulators a work-item and 8 + 8 operands: 80 live values
+  let tiled = splitIname(knl, 'j', 128, { outerTag: 'g.0' });
+  tiled = splitIname(tiled, 'j_inner', 16, { outerTag: 'ilp', innerTag: 'l.0' });
+  tiled = splitIname(tiled, 'i', 128, { outerTag: 'g.1' });
+  tiled = splitIname(tiled, 'i_inner', 16, { outerTag: 'ilp', innerTag: 'l.1' });
+  const sizes = { n: 512 };
+  const free = predictScheduleTime(tiled, cpu, PROFILE, sizes, { computeUnits: 132 });
+  const within = predictScheduleTime(tiled, cpu, PROFILE, sizes, { computeUnits: 132, livePrivateValues: 80 });
+  const past = predictScheduleTime(tiled, cpu, PROFILE, sizes, { computeUnits: 132, livePrivateValues: 40 });
+  assert.is(within.seconds, free.seconds);
+  assert.ok(past.seconds > 1.5 * free.seconds, `${past.seconds} vs ${free.seconds}`);
+});
+
 test.run();

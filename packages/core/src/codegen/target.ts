@@ -55,7 +55,8 @@ export interface Target<Extra = unknown> {
    * compilers make it much slower (spilling, or scheduling it poorly); undefined where they
    * manage as many as the hardware has registers. A sizing hint for unrolled code: `fft` keeps
    * its butterflies within it (WGSL states 80: radix 16, about 70 live values, measured faster
-   * than radix 8 through Dawn on the H200; larger butterflies were not measured there).
+   * than radix 8 through Dawn on the H200; larger butterflies were not measured there), and
+   * autoSchedule's cost model slows a candidate whose work-items keep more.
    */
   readonly livePrivateValues?: number;
   /**

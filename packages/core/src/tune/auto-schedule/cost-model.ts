@@ -33,6 +33,8 @@
  *    hold at once (32 groups, 64 warps, as registers allow): a bound of its own, beside the
  *    throughput's (a softmax row reduced by 32 work-items, 32 loads each, ran 1.4x slower than by
  *    64 on the H200, though it moves the same bytes with less local memory traffic);
+ *  - live values: past what the target's compilers keep live (`livePrivateValues`, WGSL's 80), a
+ *    work-item's accumulators and operands slow it in proportion;
  *  - parallelism: a launch of fewer warps than the device runs at once is slowed in proportion
  *    (`parallelism` work-items, from the options: devices do not report it; a work-group narrower
  *    than a warp still takes one, so 4096 work-items in groups of 8 are 512 warps); and a launch of
@@ -57,6 +59,7 @@ import { targetFacts } from '../../codegen/target-facts.ts';
 import { L1_LINE, SECTOR, WARP, groupSectors, warpShape } from './warps.ts';
 import {
   globalReuse,
+  liveValues,
   loadCopies,
   localReuse,
   registersPerWorkItem,
@@ -102,6 +105,8 @@ export interface CostBreakdown {
 export interface DeviceShape {
   /** Work-items the device runs at once (devices do not report it). */
   readonly parallelism: number;
+  /** The values a work-item may keep live before the target's compilers slow it down (`livePrivateValues`); undefined: no such limit. */
+  readonly livePrivateValues?: number;
   /** Compute units running work-groups side by side; undefined: not known, not modelled. */
   readonly computeUnits?: number;
 }
@@ -112,7 +117,7 @@ export function predictCost(
   program: ProgramAst,
   profile: DeviceProfile,
   sizes: Readonly<Record<string, number>>,
-  { parallelism, computeUnits }: DeviceShape,
+  { parallelism, computeUnits, livePrivateValues }: DeviceShape,
 ): CostBreakdown {
   const env = valuesEnv(new Map(Object.entries(sizes)), `the cost of '${knl.name}'`);
   let workItems = 1;
@@ -202,7 +207,12 @@ export function predictCost(
   const busy = bound + OVERLAP_LEAK * (parts.reduce((a, b) => a + b, 0) - bound);
   const barrierSeconds = (idle * barriers * workItems * BARRIER_FLOPS) / profile.flopRate;
   const registers = registersPerWorkItem(knl);
-  const residency = residencySlowdown(registers, groupItems, barriers > 0);
+  // past the values its target's compilers keep live, a work-item runs slower in proportion (through
+  // Dawn on the H200 a staged convolution's 64 outputs a work-item, about 90 live values, ran 1.2-1.5x
+  // slower than 32, about 54, where the rest of the model ties them)
+  const live = liveValues(knl);
+  const crowded = livePrivateValues !== undefined && live > livePrivateValues ? live / livePrivateValues : 1;
+  const residency = residencySlowdown(registers, groupItems, barriers > 0) * crowded;
   // a work-item's loads in sequence, each a memory latency, for as many rounds of resident warps
   // as the launch takes: a row reduced by 32 work-items, 32 loads each, waits where 64, 16 each, stream
   const rounds = computeUnits ? Math.max(1, warpsInFlight / (computeUnits * residentWarps(registers, groupItems))) : 1;
@@ -244,7 +254,7 @@ export function predictScheduleTime(
   device: Device,
   profile: DeviceProfile,
   sizes: Readonly<Record<string, number>>,
-  options: { readonly parallelism?: number; readonly computeUnits?: number } = {},
+  options: { readonly parallelism?: number; readonly computeUnits?: number; readonly livePrivateValues?: number } = {},
 ): CostBreakdown {
   const program = programShape(knl, device.target);
   checkProgramLimits(program, device.limits, device.name, targetFacts(device.target).heldInFloat);
@@ -268,5 +278,10 @@ const WORK_ITEMS_PER_UNIT = 512;
 export function deviceShape(device: Device, given: Partial<DeviceShape> = {}): DeviceShape {
   const computeUnits = given.computeUnits ?? device.limits.computeUnits;
   const parallelism = given.parallelism ?? (computeUnits ? computeUnits * WORK_ITEMS_PER_UNIT : DEFAULT_PARALLELISM);
-  return computeUnits ? { parallelism, computeUnits } : { parallelism };
+  const livePrivateValues = given.livePrivateValues ?? targetFacts(device.target).livePrivateValues;
+  return {
+    parallelism,
+    ...(computeUnits ? { computeUnits } : {}),
+    ...(livePrivateValues !== undefined ? { livePrivateValues } : {}),
+  };
 }

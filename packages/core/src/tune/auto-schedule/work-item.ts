@@ -77,6 +77,11 @@ export function registersPerWorkItem(knl: LoopKernel): number {
   return accumulators + operands + REGISTER_OVERHEAD;
 }
 
+/** The values a work-item keeps live (registersPerWorkItem without the overhead): its accumulators and one step's operands. */
+export function liveValues(knl: LoopKernel): number {
+  return registersPerWorkItem(knl) - REGISTER_OVERHEAD;
+}
+
 /**
  * How much slower a launch runs for the work-groups a compute unit holds at once, as their
  * registers allow: where one group fills a unit's registers, its barriers stall the unit with
