@@ -217,10 +217,11 @@ export function matrixMul<A extends DType, B extends DType = A, O extends DType 
 
 /** `knl` with each asynchronous copy that no longer copies as is (asyncCopyProblem) made a plain assignment. */
 function synchronousWhereComputed(knl: LoopKernel): LoopKernel {
-  if (!knl.instructions.some((i) => i.asyncCopy && asyncCopyProblem(knl, i))) return knl;
+  const computed = new Set(knl.instructions.filter((i) => i.asyncCopy && asyncCopyProblem(knl, i)).map((i) => i.id));
+  if (computed.size === 0) return knl;
   return knl.with({
     instructions: knl.instructions.map((i) => {
-      if (!i.asyncCopy || !asyncCopyProblem(knl, i)) return i;
+      if (!computed.has(i.id)) return i;
       const { asyncCopy: _, ...plain } = i;
       return plain;
     }),

@@ -7,40 +7,11 @@
 import { LoomError } from '../../errors.ts';
 import { freeVariables } from '../../expr/analysis.ts';
 import { toLinear } from '../../expr/affine.ts';
-import { allAccesses, reductionInames } from '../../kernel/accesses.ts';
+import { allAccesses, reductionInames, type Access } from '../../kernel/accesses.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
 import { Linear } from '../../linear.ts';
 import { ilpRange } from '../../preprocess/privatize-ilp.ts';
 import { WARP } from './warps.ts';
-
-/** Work-groups and warps a compute unit holds at once: NVIDIA's since Volta (devices do not report them). */
-const GROUPS_PER_UNIT = 32;
-const WARPS_PER_UNIT = 64;
-
-/** The warps a compute unit holds at once: as many groups as it takes, their warps, and their registers allow. */
-export function residentWarps(registers: number, groupItems: number): number {
-  const warps = Math.ceil(groupItems / WARP);
-  const byRegisters = Math.floor(REGISTERS_PER_UNIT / (registers * warps * WARP));
-  const groups = Math.max(1, Math.min(GROUPS_PER_UNIT, Math.floor(WARPS_PER_UNIT / warps), byRegisters));
-  return groups * warps;
-}
-
-/**
- * Per global array, the fewest copies any instruction reading it makes of the read (its `ilp`
- * and `unr` inames' extents): copies issue their loads together, one latency for all.
- */
-export function loadCopies(knl: LoopKernel): Map<string, number> {
-  const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
-  const out = new Map<string, number>();
-  for (const access of allAccesses(knl)) {
-    if (access.isWrite || !global(access.array)) continue;
-    let n = 1;
-    for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames]))
-      n *= unrolledCopies(knl, iname);
-    out.set(access.array, Math.min(out.get(access.array) ?? n, n));
-  }
-  return out;
-}
 
 /** 32-bit registers of a compute unit: NVIDIA's multiprocessors since Kepler (devices do not report it). */
 const REGISTERS_PER_UNIT = 65536;
@@ -55,6 +26,42 @@ const REGISTER_OVERHEAD = 24;
 const ALONE_SLOWDOWN = 1.5;
 /** The slowdown of a work-group whose registers do not fit a unit: they spill to memory (a guess). */
 const SPILL_SLOWDOWN = 4;
+/** Work-groups and warps a compute unit holds at once: NVIDIA's since Volta (devices do not report them). */
+const GROUPS_PER_UNIT = 32;
+const WARPS_PER_UNIT = 64;
+
+/** The warps a compute unit holds at once: as many groups as it takes, their warps, and their registers allow. */
+export function residentWarps(registers: number, groupItems: number): number {
+  const warps = Math.ceil(groupItems / WARP);
+  const byRegisters = Math.floor(REGISTERS_PER_UNIT / (registers * warps * WARP));
+  const groups = Math.max(1, Math.min(GROUPS_PER_UNIT, Math.floor(WARPS_PER_UNIT / warps), byRegisters));
+  return groups * warps;
+}
+
+/** Whether `name` is global memory: an argument, or a global temporary. */
+function isGlobal(knl: LoopKernel, name: string): boolean {
+  return knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
+}
+
+/** The inames an access runs in: its instruction's, and the reductions it is inside. */
+function inamesOf(access: Access): Set<string> {
+  return new Set([...access.instruction.withinInames, ...access.reductionInames]);
+}
+
+/**
+ * Per global array, the fewest copies any instruction reading it makes of the read (its `ilp`
+ * and `unr` inames' extents): copies issue their loads together, one latency for all.
+ */
+export function loadCopies(knl: LoopKernel): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const access of allAccesses(knl)) {
+    if (access.isWrite || !isGlobal(knl, access.array)) continue;
+    let n = 1;
+    for (const iname of inamesOf(access)) n *= unrolledCopies(knl, iname);
+    out.set(access.array, Math.min(out.get(access.array) ?? n, n));
+  }
+  return out;
+}
 
 /**
  * The registers a work-item of `knl` needs, roughly: each reduction's accumulators (one a copy of
@@ -97,7 +104,7 @@ export function residencySlowdown(registers: number, groupItems: number, hasBarr
 }
 
 /** The copies an `ilp` or `unr` iname makes of what it holds (its constant extent); 1 for any other iname. */
-export function unrolledCopies(knl: LoopKernel, iname: string): number {
+function unrolledCopies(knl: LoopKernel, iname: string): number {
   const kind = knl.inameTags.get(iname)?.kind;
   if (kind !== 'ilp' && kind !== 'unroll') return 1;
   try {
@@ -122,7 +129,7 @@ export function localReuse(knl: LoopKernel): Map<string, number> {
     const used = new Set(access.indices.flatMap((e) => [...freeVariables(e)]));
     let all = 1;
     let distinct = 1;
-    for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames])) {
+    for (const iname of inamesOf(access)) {
       const n = unrolledCopies(knl, iname);
       all *= n;
       if (used.has(iname)) distinct *= n;
@@ -140,15 +147,14 @@ export function localReuse(knl: LoopKernel): Map<string, number> {
  * too many to list.
  */
 export function globalReuse(knl: LoopKernel): Map<string, number> {
-  const global = (name: string) => knl.arg(name) !== undefined || knl.temporaries.get(name)?.addressSpace === 'global';
   const reads = new Map<string, { all: number; distinct: Set<string>; array: string; affine: boolean }>();
   for (const access of allAccesses(knl)) {
-    if (access.isWrite || !global(access.array)) continue;
+    if (access.isWrite || !isGlobal(knl, access.array)) continue;
     const key = `${access.instruction.id} ${access.array}`;
     const entry = reads.get(key) ?? { all: 0, distinct: new Set<string>(), array: access.array, affine: true };
     reads.set(key, entry);
     const forms = access.indices.map((e) => toLinear(e));
-    const unrolled = [...new Set([...access.instruction.withinInames, ...access.reductionInames])]
+    const unrolled = [...inamesOf(access)]
       .map((iname) => ({ iname, count: unrolledCopies(knl, iname) }))
       .filter((u) => u.count > 1);
     const total = unrolled.reduce((a, u) => a * u.count, 1);
