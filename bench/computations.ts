@@ -23,8 +23,11 @@
  * Every result is checked against plain JS: the data are small integers, so sums are exact
  * (the whole output is compared, except the matmul's: a band of rows and a sample of entries).
  *
+ * `--only=REGEX` runs the cases whose names match; `--per-kernel` also times each kernel of a
+ * call alone (cases `scan all: scan_totals`, ...), to see which of them bounds the call.
+ *
  *   node --import tsx bench/computations.ts [--full] [--json] [--backends=opencl,webgpu,cpu] [--scan-blocks=WxC,...]
- *     [--matmul-block-widths=W,...]
+ *     [--reduce-blocks=WxC,...] [--matmul-block-widths=W,...] [--only=REGEX] [--per-kernel]
  */
 import { DeviceArray, type DType } from '@loom/core';
 import {
@@ -35,6 +38,7 @@ import {
   scan,
   transpose,
   type Computation,
+  type ReduceOptions,
   type ScanOptions,
 } from '@loom/computation';
 import { parseOptions } from './lib/cli.ts';
@@ -72,17 +76,7 @@ interface Case {
 }
 
 const cases: Case[] = [
-  {
-    name: 'reduce all',
-    size: total,
-    comp: reduce({ dtype: 'float32', shape: [total] }, predicateSum('float32')) as unknown as Computation,
-    inputs: [vector],
-    outShape: [1],
-    unit: 'GB/s',
-    work: 4 * total,
-    check: (out) => same(out, [vector.reduce((s, v) => s + v, 0)]),
-    note: 'sum of every element; GB/s read',
-  },
+  ...reduceAllCases(),
   {
     name: 'reduce last axis',
     size: rows * cols,
@@ -120,6 +114,36 @@ const cases: Case[] = [
       return matmulCase(false, Number(w));
     }),
 ];
+
+/**
+ * The sum of every element, with reduce's default cut; `--reduce-blocks=512x64,256x128` adds
+ * it with these work-group sizes x elements per work-item (`reduce all (512x64)`, ...).
+ */
+function reduceAllCases(): Case[] {
+  const variants: { suffix: string; options: ReduceOptions }[] = [{ suffix: '', options: {} }];
+  for (const b of (options.flags.get('reduce-blocks') ?? '').split(',').filter(Boolean)) {
+    const [w, c] = b.split('x').map(Number);
+    if (!Number.isInteger(w) || !Number.isInteger(c))
+      throw new Error(`--reduce-blocks: '${b}' is not WxC (work-items x elements per work-item)`);
+    variants.push({ suffix: ` (${w}x${c})`, options: { workGroupSize: w, perItem: c } });
+  }
+  return variants.map(({ suffix, options: cut }) => ({
+    name: `reduce all${suffix}`,
+    size: total,
+    comp: reduce(
+      { dtype: 'float32', shape: [total] },
+      predicateSum('float32'),
+      undefined,
+      cut,
+    ) as unknown as Computation,
+    inputs: [vector],
+    outShape: [1],
+    unit: 'GB/s' as const,
+    work: 4 * total,
+    check: (out: Float32Array) => same(out, [vector.reduce((s, v) => s + v, 0)]),
+    note: 'sum of every element; GB/s read',
+  }));
+}
 
 /**
  * The two scans, with scan's default blocks; `--scan-blocks=256x15,512x21` adds them with
@@ -190,10 +214,12 @@ function matmulCase(scaled: boolean, blockWidthOverride?: number): Case {
   };
 }
 
+const only = options.flags.has('only') ? new RegExp(options.flags.get('only')!) : undefined;
+const perKernel = options.flags.has('per-kernel');
 const devices = await openDevices(options.backends);
 for (const d of devices) {
   reporter.info('device', { bench: 'computations', backend: d.backend, device: d.device.name, rows, cols, total, n });
-  for (const c of cases) await measure(d, c);
+  for (const c of cases) if (!only || only.test(c.name)) await measure(d, c);
 }
 reporter.printTable(
   `@loom/computation's library, float32: reduce/scan of ${total} and along the rows of ${rows} x ${cols}, transpose ${rows} x ${cols}, matmul ${n}³`,
@@ -217,8 +243,11 @@ async function measure(d: BenchDevice, c: Case): Promise<void> {
     );
     const prepared = await compiled.prepare(output, ...inputs);
     let seconds: number;
+    const alone: number[] = [];
     try {
       seconds = await sequenceSeconds(d, prepared.launches, { maxSeconds: 3 });
+      if (perKernel && prepared.launches.length > 1)
+        for (const launch of prepared.launches) alone.push(await sequenceSeconds(d, [launch], { maxSeconds: 2 }));
     } finally {
       prepared.release();
     }
@@ -235,6 +264,19 @@ async function measure(d: BenchDevice, c: Case): Promise<void> {
       device: d.device.name,
       note: `${c.note}; ${kernels} kernel${kernels > 1 ? 's' : ''}`,
     });
+    // each kernel alone, in the call's unit of work (its share of the call's time shows as a lower figure)
+    alone.forEach((s, k) =>
+      reporter.add({
+        bench: 'computations',
+        backend: d.backend,
+        case: `${c.name}: ${compiled.kernels[k]!.name} (${k + 1} of ${kernels})`,
+        size: c.size,
+        value: c.unit === 'TFLOP/s' ? c.work / s / 1e12 : c.work / s / 1e9,
+        unit: c.unit,
+        device: d.device.name,
+        note: `${(s * 1e6).toFixed(1)} us alone`,
+      }),
+    );
     compiled.release();
   } catch (e) {
     progress(`  ${d.backend} ${c.name}: FAILED: ${(e as Error).message.split('\n')[0]}`);

@@ -2,7 +2,7 @@
 """PyTorch's side of the benchmarks: the same operations, shapes and layouts as bench/elementwise.ts
 and bench/matmul.ts, timed with CUDA events, printed as JSON lines that bench/report.ts pairs with ours.
 
-    python3 bench/torch_side.py [--full] [--json]
+    python3 bench/torch_side.py [--full] [--json] [--only=computations,fft]
 
   elementwise  torch.add(x, y, out=out) on float32 rows x cols (8192 x 8192 = 2^26 with --full), y
                contiguous, broadcast along the rows (shape (cols,)), or transposed (y.t() of a
@@ -35,6 +35,9 @@ import json
 import math
 import statistics
 import sys
+
+
+SECTIONS = "elementwise,matmul,reductions,computations,auto-schedule,fft"
 
 
 def emit(record, as_json):
@@ -77,7 +80,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="the issue's sizes (2^26 elements, n = 1024..8192)")
     parser.add_argument("--json", action="store_true", help="JSON lines on stdout")
+    parser.add_argument("--only", default=SECTIONS, help=f"comma-separated sections to run (default all: {SECTIONS})")
     args = parser.parse_args()
+    only = set(args.only.split(","))
+    unknown = only - set(SECTIONS.split(","))
+    if unknown:
+        parser.error(f"--only: unknown sections {sorted(unknown)} (known: {SECTIONS})")
     today = datetime.date.today().isoformat()
 
     try:
@@ -101,7 +109,25 @@ def main():
         emit({"bench": bench, "backend": "torch", "case": case, "size": size, "value": float(f"{value:.4g}"), "unit": unit,
               "device": name, "date": today}, args.json)
 
-    rows, cols = (8192, 8192) if args.full else (1024, 2048)
+    if "elementwise" in only:
+        elementwise(torch, cuda, record, args.full)
+    if "matmul" in only:
+        matmuls(torch, cuda, record, args.full)
+        awkward_matmuls(torch, cuda, record, args.full)
+    if "reductions" in only:
+        reductions(torch, cuda, record, args.full)
+    if "computations" in only:
+        computations(torch, cuda, record, args.full)
+    if "auto-schedule" in only:
+        auto_schedule_ops(torch, cuda, record, args.full)
+    if "fft" in only:
+        ffts(torch, cuda, record, args.full)
+    return 0
+
+
+def elementwise(torch, cuda, record, full):
+    """torch.add with y contiguous, broadcast along the rows, or transposed; GB/s of x, y and out."""
+    rows, cols = (8192, 8192) if full else (1024, 2048)
     n = rows * cols
     try:
         x = torch.rand(rows, cols, device=cuda)
@@ -126,7 +152,10 @@ def main():
     except Exception as e:
         print(f"  torch elementwise: FAILED: {e}", file=sys.stderr)
 
-    for size in ([1024, 2048, 4096, 8192] if args.full else [128, 256]):
+
+def matmuls(torch, cuda, record, full):
+    """torch.matmul of square float32 matrices (cuBLAS SGEMM, TF32 off); TFLOP/s."""
+    for size in ([1024, 2048, 4096, 8192] if full else [128, 256]):
         try:
             a = torch.rand(size, size, device=cuda) * 2 - 1
             b = torch.rand(size, size, device=cuda) * 2 - 1
@@ -138,10 +167,11 @@ def main():
         except Exception as e:
             print(f"  torch matmul {size}: FAILED: {e}", file=sys.stderr)
 
-    awkward_matmuls(torch, cuda, record, args.full)
 
-    rows, cols = (8192, 8192) if args.full else (256, 2048)
-    total = 2**26 if args.full else 2**20
+def reductions(torch, cuda, record, full):
+    """bench/reductions.ts's row sums and full sum (small integers: exact, checked); GB/s read."""
+    rows, cols = (8192, 8192) if full else (256, 2048)
+    total = 2**26 if full else 2**20
     try:
         # small integers, as bench/reductions.ts uses: every sum is exact, and checked
         a = (torch.arange(rows * cols, device=cuda) % 17 - 8).to(torch.float32).reshape(rows, cols)
@@ -159,11 +189,6 @@ def main():
         torch.cuda.empty_cache()
     except Exception as e:
         print(f"  torch reductions: FAILED: {e}", file=sys.stderr)
-
-    computations(torch, cuda, record, args.full)
-    auto_schedule_ops(torch, cuda, record, args.full)
-    ffts(torch, cuda, record, args.full)
-    return 0
 
 
 def awkward_matmuls(torch, cuda, record, full):

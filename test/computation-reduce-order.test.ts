@@ -22,7 +22,7 @@ interface Case {
 
 const CASES: readonly Case[] = [
   { shape: [1], why: 'one element' },
-  { shape: [13], why: 'one row, shorter than a work-group (the row pass)' },
+  { shape: [13], why: 'one row, shorter than a work-group (a tree pass of one small work-group)' },
   { shape: [1535], why: 'one row, one tree pass, not a multiple of the work-group' },
   { shape: [100_003], why: 'one row of several tree passes' },
   { shape: [7, 5000], axes: [1], why: 'a few rows, the inner axis (the first non-zero of issue 24)' },

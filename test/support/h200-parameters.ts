@@ -14,4 +14,5 @@ export const H200_OPENCL: DeviceParameters = {
   vectorDTypes: ['float32'],
   preferVectorStatements: false,
   asyncCopies: false,
+  unrollsConstantLoops: true,
 };

@@ -84,7 +84,7 @@ export {
   type PredicateOptions,
 } from './library/predicates.ts';
 export { transpose } from './library/transpose.ts';
-export { reduce } from './library/reduce.ts';
+export { reduce, type ReduceOptions } from './library/reduce.ts';
 export type { StructParams } from './library/fieldwise.ts';
 export { scan, type ScanOptions } from './library/scan.ts';
 export {

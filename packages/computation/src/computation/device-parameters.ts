@@ -54,6 +54,13 @@ export interface DeviceParameters {
    * CUDA's `cp.async`): a matrix product's panels are best filled that way where it does.
    */
   readonly asyncCopies: boolean;
+  /**
+   * Whether the target's compilers unroll loops of a constant count themselves (`targetFacts`'
+   * `unrollsConstantLoops`; false for WGSL, whose loops NVIDIA's Vulkan driver runs as loops):
+   * where they do not, a kernel whose work-items loop over a few elements in local memory has
+   * Loom unroll those loops, so that their loads issue together.
+   */
+  readonly unrollsConstantLoops: boolean;
 }
 
 /** The `DeviceParameters` of a device. */
@@ -70,6 +77,7 @@ export function deviceParameters(device: Device): DeviceParameters {
     vectorDTypes: Object.freeze(facts.vectorTypes ? [...facts.vectorDTypes] : []),
     preferVectorStatements: facts.preferVectorStatements,
     asyncCopies: facts.asyncCopies && !facts.sequentialWorkItems,
+    unrollsConstantLoops: facts.unrollsConstantLoops,
     ...(facts.livePrivateValues === undefined ? {} : { livePrivateValues: facts.livePrivateValues }),
   });
 }

@@ -33,6 +33,8 @@
  */
 import {
   LoomError,
+  checkOptionKeys,
+  optionKeys,
   globalArg,
   makeKernel,
   splitIname,
@@ -46,6 +48,7 @@ import {
 import { computation, type Computation } from '../computation/computation.ts';
 import { fieldwise, type StructParams } from './fieldwise.ts';
 import type { PlanArray } from '../computation/plan.ts';
+import type { DeviceParameters } from '../computation/device-parameters.ts';
 import { spreadOverGrid, workGroupSize } from './parallel.ts';
 import { combine, emptyLiteral, type Predicate } from './predicates.ts';
 
@@ -62,8 +65,23 @@ const PER_ITEM = 4;
  * for the next pass, fewer would leave it idle. A long row gets more elements per work-item.
  */
 const TARGET_GROUPS = 1024;
+/** The largest work-group a tree pass over few rows takes, where the device allows it and runs work-items side by side. */
+const LARGE_GROUP = 1024;
 /** Work-groups along one grid axis that every device allows (WebGPU's limit). */
 const MAX_GROUPS = 65535;
+
+/**
+ * How `reduce`'s passes are cut, for tuning on a device (by default they are sized from the
+ * device's limits and the input, as described above).
+ */
+export interface ReduceOptions {
+  /** Work-items per work-group of a tree pass, a power of two the device allows (default: up to 256). */
+  readonly workGroupSize?: number;
+  /** Elements each work-item combines before the work-group's tree (default: enough for about 1024 work-groups, at least 4). */
+  readonly perItem?: number;
+}
+
+const REDUCE_OPTIONS = optionKeys<ReduceOptions>()(['workGroupSize', 'perItem']);
 
 /** Where a pass reads and writes: an array's shape and its element at (row, k). */
 interface View {
@@ -77,27 +95,40 @@ interface View {
  * its parameters are then the structs' bytes.
  * ```ts
  * const sums = reduce({ dtype: 'float32', shape: [100, 100] }, predicateSum(), [0]);
+ * // cut for a device by hand: work-groups of 512, each work-item summing 64 elements first
+ * const total = reduce({ dtype: 'float32', shape: [1 << 24] }, predicateSum(), undefined, { workGroupSize: 512, perItem: 64 });
  * ```
  */
 export function reduce<D extends DType>(
   arr: { readonly dtype: D; readonly shape: readonly number[] },
   predicate: Predicate,
   axes?: readonly number[],
+  options?: ReduceOptions,
 ): Computation<Params<D>>;
 export function reduce(
   arr: { readonly dtype: StructDType; readonly shape: readonly number[] },
   predicate: Predicate,
   axes?: readonly number[],
+  options?: ReduceOptions,
 ): Computation<StructParams>;
 export function reduce<D extends DType>(
   arr: { readonly dtype: D | StructDType; readonly shape: readonly number[] },
   predicate: Predicate,
   axes?: readonly number[],
+  options: ReduceOptions = {},
 ): Computation<Params<D>> | Computation<StructParams> {
+  checkOptionKeys('reduce', options, REDUCE_OPTIONS);
+  const { perItem: givenPerItem, workGroupSize: givenW } = options;
+  if (givenPerItem !== undefined && (!Number.isInteger(givenPerItem) || givenPerItem < 1))
+    throw new LoomError(`reduce: perItem must be a positive integer, got ${givenPerItem}`);
+  if (givenW !== undefined && (!Number.isInteger(givenW) || givenW < 1 || givenW & (givenW - 1)))
+    throw new LoomError(`reduce: workGroupSize must be a power of two, got ${givenW}`);
+  if (givenW === 1 && givenPerItem === 1)
+    throw new LoomError('reduce: a work-group of 1 work-item combining 1 element each never shortens the input');
   const { dtype: given, shape } = arr;
   if (isStructDType(given)) {
     const kept = reduce({ dtype: 'uint8', shape }, predicate, axes).signature[0].shape!;
-    return fieldwise('reduce', given, shape, kept, (dtype) => reduce({ dtype, shape }, predicate, axes));
+    return fieldwise('reduce', given, shape, kept, (dtype) => reduce({ dtype, shape }, predicate, axes, options));
   }
   const dtype = given;
   const r = shape.length;
@@ -134,18 +165,20 @@ export function reduce<D extends DType>(
         plan.kernelCall(gather(dtype, shape, kept, reduced, device), { out: source, inp: input });
         view = matrix(length);
       }
+      if (givenW !== undefined && givenW > Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0]))
+        throw new LoomError(
+          `reduce: workGroupSize ${givenW} is more than the device allows (${Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0])})`,
+        );
       for (let current = length; ; ) {
-        const w = workGroupSize(device);
-        const tree = current > w && rows <= MAX_GROUPS;
-        const perItem = Math.max(PER_ITEM, Math.ceil(current / (w * Math.max(1, Math.ceil(TARGET_GROUPS / rows)))));
-        const groups = tree ? Math.ceil(current / (w * perItem)) : 1;
+        const pass = cutPass(current, rows, device, options);
+        const groups = pass.tree ? Math.ceil(current / (pass.w * pass.perItem)) : 1;
         const final = groups === 1;
         const target: PlanArray = final && outputView ? output : plan.tempArray(dtype, [rows, groups]);
         const targetView: View =
           final && outputView ? outputView : { shape: [rows, groups], at: (row, g) => `out[${row}, ${g}]` };
-        const kernel = tree
-          ? treePass(dtype, predicate, view, targetView, rows, current, groups, w, perItem)
-          : rowPass(dtype, predicate, view, targetView, rows, current, w);
+        const kernel = pass.tree
+          ? treePass(dtype, predicate, view, targetView, rows, current, groups, pass.w, pass.perItem)
+          : rowPass(dtype, predicate, view, targetView, rows, current, pass.w);
         plan.kernelCall(kernel, { out: target, inp: source });
         if (final) {
           if (target !== output) plan.kernelCall(scatter(dtype, outShape, kept, device), { out: output, inp: target });
@@ -157,6 +190,46 @@ export function reduce<D extends DType>(
       }
     },
   });
+}
+
+/** How one pass is cut: a tree pass's work-groups of `w` work-items, `perItem` elements each; or a row pass's work-groups. */
+type PassCut =
+  | { readonly tree: true; readonly w: number; readonly perItem: number }
+  | { readonly tree: false; readonly w: number };
+
+/**
+ * A pass over `rows` rows of `length`: a tree pass where a row is longer than an elementwise
+ * work-group, or where the rows are too few to fill one (a work-item per row would leave the
+ * device idle); a row pass otherwise. A tree pass's work-group holds about a quarter as many
+ * work-items as the row has elements, at least a subgroup and at most an elementwise
+ * work-group; where work-items run side by side and the rows are too few to fill the device,
+ * up to 1024 (more loads in flight: a sum of 2^26 float32 read 4.2-4.3 TB/s in work-groups of
+ * 1024 on the H200, 4.0-4.2 in groups of 256, through OpenCL, WebGPU and CUDA alike).
+ */
+function cutPass(length: number, rows: number, device: DeviceParameters, given: ReduceOptions): PassCut {
+  const elementwise = workGroupSize(device);
+  if (rows > MAX_GROUPS || (length <= elementwise && rows >= elementwise))
+    return { tree: false, w: given.workGroupSize ?? elementwise };
+  const largest = powerOfTwoAtMost(Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0]));
+  const sideBySide = device.subgroupSize > 1;
+  const most = sideBySide && rows < TARGET_GROUPS ? Math.min(largest, LARGE_GROUP) : elementwise;
+  const least = Math.min(most, Math.max(1, device.subgroupSize));
+  const w = given.workGroupSize ?? Math.max(least, Math.min(most, powerOfTwoAtLeast(Math.ceil(length / PER_ITEM))));
+  const perItem =
+    given.perItem ?? Math.max(PER_ITEM, Math.ceil(length / (w * Math.max(1, Math.ceil(TARGET_GROUPS / rows)))));
+  return { tree: true, w, perItem };
+}
+
+function powerOfTwoAtMost(n: number): number {
+  let p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+function powerOfTwoAtLeast(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
 }
 
 function arrays(dtype: DType, input: View, output: View) {
@@ -177,9 +250,12 @@ function treePass(
   const empty = emptyLiteral(p, dtype);
   // the element work-item l combines at step c: W apart (coalesced) when the order may change, else its own run
   const k = p.commutative ? `(g * ${perItem} + c) * ${w} + l` : `(g * ${w} + l) * ${perItem} + c`;
+  // a row cut into whole work-groups needs no bounds guard: every index is below its length
+  const element =
+    groups * w * perItem === length ? input.at('row', k) : `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`;
   const lines = [
     `<${dtype}> acc = ${empty} {id=init, inames=row:g:l}`,
-    `acc = ${combine(p, 'acc', `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`)} {id=gather, dep=init, inames=row:g:l:c}`,
+    `acc = ${combine(p, 'acc', element)} {id=gather, dep=init, inames=row:g:l:c}`,
     `tile[l] = acc {id=tile, dep=gather, inames=row:g:l}`,
   ];
   const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} }`;

@@ -62,7 +62,7 @@ import { domainOf } from './reduce.ts';
  */
 const PER_ITEM = 21;
 /** Work-items per work-group by default (at most), and the fewest elements each before a smaller group is tried. */
-const WORK_ITEMS = 512;
+const WORK_ITEMS = 256;
 const FEWEST_PER_ITEM = 11;
 
 /**
@@ -85,7 +85,7 @@ export interface ScanOptions {
   readonly axes?: readonly number[];
   /** Each output is the combination of the elements before it, the first the predicate's `empty` (default: inclusive, up to and including it). */
   readonly exclusive?: boolean;
-  /** Elements each work-item scans in order (default 15, fewer where local memory is short; odd avoids bank conflicts). */
+  /** Elements each work-item scans in order (default 21, fewer where local memory is short; odd avoids bank conflicts). */
   readonly perItem?: number;
   /** Work-items per work-group, a power of two (default: up to 256, as the device allows). */
   readonly workGroupSize?: number;
@@ -163,16 +163,7 @@ export function scan<D extends DType>(
       const finalTarget: PlanArray = needsScatter ? plan.tempArray(dtype, [rows, length]) : output;
       const finalView = needsScatter ? view(length) : own;
       const pass = (mode: BlockMode, into: View) =>
-        blockPass(
-          dtype,
-          predicate,
-          sourceView,
-          into,
-          { rows, length, blocks, w, perItem },
-          exclusive,
-          mode,
-          device.subgroups,
-        );
+        blockPass(dtype, predicate, sourceView, into, { rows, length, blocks, w, perItem }, exclusive, mode, device);
       if (blocks <= BLOCKS_IN_TURN || rows >= ROWS_IN_PARALLEL) {
         plan.kernelCall(pass('rows', finalView), { inp: source, out: finalTarget });
       } else {
@@ -198,9 +189,11 @@ export function scan<D extends DType>(
 }
 
 /**
- * Work-items per work-group (W) and elements per work-item (C), as given or by default: 512
+ * Work-items per work-group (W) and elements per work-item (C), as given or by default: 256
  * work-items (or the device's largest power of two below) of 21 elements (the fastest of
- * 128-512 x 15-31 for a cumsum of 2^26 float32 on the H100, OpenCL and WebGPU alike). Where
+ * 128-512 x 15-31 for a cumsum of 2^26 float32 on the H100; on the H200, 256 x 21 ran the
+ * cumsum 3-14% faster than 512 x 21 through OpenCL, CUDA and WebGPU, and the running sums along
+ * 8192 rows 1-3% slower through OpenCL and CUDA, 24% faster through WebGPU). Where
  * the block's tile and the scan's two buffers do not fit the device's local memory, first
  * fewer elements (down to 11, odd), then fewer work-items; a size given is never changed. For
  * a row shorter than a block (the block offsets of long rows), fewer work-items, down to a
@@ -287,8 +280,9 @@ function blockPass(
   s: BlockShape,
   exclusive: boolean,
   mode: BlockMode,
-  subgroups?: SubgroupSupport,
+  device: Pick<DeviceParameters, 'subgroups' | 'unrollsConstantLoops'>,
 ): LoopKernel {
+  const { subgroups } = device;
   const { rows, length, blocks, w, perItem } = s;
   const block = w * perItem;
   const empty = emptyLiteral(p, dtype);
@@ -304,6 +298,9 @@ function blockPass(
     : at(input, 'inp', 'row', global('c'));
   // a work-item's own C elements, consecutive in the block
   const mine = (i: string) => `tile[l * ${perItem} + ${i}]`;
+  // where Loom unrolls a work-item's loops, its elements stay in registers between its two
+  // passes over them (one local load an element fewer)
+  const kept = !device.unrollsConstantLoops && mode !== 'totals';
   // a block's total alone, of a commutative operation: each work-item combines the elements it
   // loads, coalesced, in whatever order (no staging)
   const direct = mode === 'totals' && p.commutative;
@@ -315,7 +312,12 @@ function blockPass(
       : [
           // the block staged in local memory by coalesced loads (CUB's block load transpose)
           `tile[c * ${w} + l] = ${load} {id=load, ${within('c')}}`,
-          `total = ${combine(p, 'total', mine('i'))} {id=sum, dep=load:init, ${within('i')}}`,
+          ...(kept
+            ? [
+                `xs[i] = ${mine('i')} {id=keep, dep=load, ${within('i')}}`,
+                `total = ${combine(p, 'total', 'xs[i]')} {id=sum, dep=keep:init, ${within('i')}}`,
+              ]
+            : [`total = ${combine(p, 'total', mine('i'))} {id=sum, dep=load:init, ${within('i')}}`]),
         ]),
     `s0[l] = total {id=step0, dep=sum, ${within()}}`,
   ];
@@ -355,7 +357,7 @@ function blockPass(
     lines.push(
       `<${dtype}> running = ${combine(p, from, before)} {id=prefix, dep=step${steps}${mode === 'rows' ? ':start' : ''}, ${within()}}`,
       // each work-item scans its elements in place from its prefix (the value before it, when exclusive)
-      `<${dtype}> x = ${mine('e')} {id=take, dep=prefix, ${within('e')}}`,
+      `<${dtype}> x = ${kept ? 'xs[e]' : mine('e')} {id=take, dep=prefix, ${within('e')}}`,
       ...(exclusive
         ? [
             `${mine('e')} = running {id=put, dep=take, ${within('e')}}`,
@@ -388,14 +390,18 @@ function blockPass(
   ];
   // each work-item carries its own copy of the total so far (all equal)
   if (mode === 'rows') args.push(temporaryVariable('carried', { dtype, addressSpace: 'private' }));
+  if (kept) args.push(temporaryVariable('xs', { dtype, shape: [perItem], addressSpace: 'private' }));
   if (mode === 'offsets') args.push(globalArg('offsets', { dtype, shape: [rows, blocks] }));
   const loops = direct ? ['c'] : mode === 'totals' ? ['c', 'i'] : ['c', 'i', 'e', 'k'];
   const domain = `{ [row, ${b}, l, ${loops.join(', ')}]: 0 <= row < ${rows} and 0 <= ${b} < ${blocks} and 0 <= l < ${w} and ${loops.map((i) => `0 <= ${i} < ${perItem}`).join(' and ')} }`;
   const name = mode === 'totals' ? 'scan_totals' : mode === 'rows' ? 'scan_rows' : 'scan_block';
-  const knl = makeKernel(domain, lines.join('\n'), args, {
+  let knl = makeKernel(domain, lines.join('\n'), args, {
     name,
     silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [],
   });
+  // a work-item's loops over its C elements unrolled where the target's compilers leave them
+  // loops: the local loads of each step then issue together, not one latency at a time
+  if (!device.unrollsConstantLoops) knl = tagInames(knl, Object.fromEntries(loops.map((i) => [i, 'unr'])));
   if (mode !== 'rows') return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
   // the blocks in turn, each with its loops inside
   return loops.reduce((k, i) => prioritizeLoops(k, ['t', i]), tagInames(knl, { row: 'g.0', l: 'l.0' }));
