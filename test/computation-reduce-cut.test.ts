@@ -3,12 +3,14 @@
  * device. Every cut, exact or with a partial last work-group, computes what plain JS does, for
  * a commutative and an order-keeping predicate, on every test device; the default cut of a long row
  * for a GPU (the H200's parameters) takes work-groups of 1024 and reads without bounds guards
- * where the work-groups cover the row exactly; bad cuts are LoomErrors before anything runs.
+ * where the work-groups cover the row exactly, its loads unrolled where the target's compilers
+ * keep loops; bad cuts are LoomErrors before anything runs.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCode, LoomError } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
+import { wgslTarget } from '@loom/codegen-wgsl';
 import { predicateSum, reduce, type ReduceOptions } from '@loom/computation';
 import { finishCall, flatten } from '../packages/computation/src/computation/flatten.ts';
 import { testDevices } from './support/devices.ts';
@@ -48,6 +50,24 @@ test('a sum of 2^26 for a GPU: 1024 work-groups of 1024 unguarded, then one tree
   assert.not.match(codes[0], '< 67108864', 'the first pass covers the input exactly: no guard');
   assert.match(codes[1], 'reqd_work_group_size(256, 1, 1)');
   assert.not.match(codes[1], '< 1024', 'the second pass covers the 1024 partial sums exactly: no guard');
+});
+
+test("where a target's compilers keep constant loops (WGSL), a work-item's loads are unrolled by 8", () => {
+  const comp = reduce({ dtype: 'float32', shape: [2 ** 26] }, predicateSum('float32'));
+  const wgsl = wgslTarget({
+    subgroups: { min: 32, max: 32 },
+    limits: {
+      maxComputeWorkgroupSizeX: 1024,
+      maxComputeInvocationsPerWorkgroup: 1024,
+      maxComputeWorkgroupStorageSize: 49152,
+    },
+  });
+  const [first, second] = flatten(comp, { ...H200_OPENCL, target: 'wgsl', unrollsConstantLoops: false }).map(
+    (c) => generateCode(finishCall(c, 'test').kernel, wgsl).code,
+  );
+  assert.match(first!, 'for (var c_outer: i32 = 0i; c_outer <= 7i; c_outer++)');
+  assert.is(first!.match(/acc = acc \+ inp\[/g)?.length, 8, 'eight loads a step');
+  assert.not.match(second!, 'for (', 'four elements a work-item: no loop');
 });
 
 test('a few short rows take a work-group each, not a work-item each', () => {
