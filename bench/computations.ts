@@ -13,8 +13,9 @@
  *                     of that width, one element per work-item (Reikna's test_performance_block_width)
  *
  * A call is timed as bench/lib/timing.ts times kernels, through `compiled.prepare` (every
- * kernel bound to its arrays once): on OpenCL the sum of the event-profiled times of the
- * call's kernels; on WebGPU all of a call's kernels dispatched in order, dozens of calls in
+ * kernel bound to its arrays once): on OpenCL the device's time from the start of the call's
+ * first kernel to the end of its last (event profiling; the kernels queued back to back); on CUDA
+ * the time between two events around them; on WebGPU all of a call's kernels dispatched in order, dozens of calls in
  * one submit, by wall time. Throughputs count the data once: GB/s of what is read (reduce),
  * read and written (scan, transpose); TFLOP/s = 2n³ / time (matmul). On the GPU machine
  * `bench/report.ts` pairs each line with PyTorch's (bench/torch_side.py: torch.sum,

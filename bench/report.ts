@@ -189,7 +189,7 @@ for (const [bench, title, note] of [
   [
     'computations',
     "@loom/computation's library, float32 (size: elements; n for matmul)",
-    'Each computation compiled once, its call prepared on device arrays (`compiled.prepare`) and timed: on OpenCL the sum of the event-profiled times of the kernels of one call; on CUDA the time between two events around them; on WebGPU all kernels of a call dispatched in order, dozens of calls per submit, by wall time. GB/s of the data read (reduce), read and written (scan, transpose); TFLOP/s = 2n³ / time. `matmul * k` is `matrixMul` with `mulConst` attached to its output (one kernel), against `torch.matmul(a, b) * k` (two); the note gives the kernels per call.',
+    'Each computation compiled once, its call prepared on device arrays (`compiled.prepare`) and timed: on OpenCL the device time from the start of the first kernel of a call to the end of its last (event profiling, the kernels queued back to back; before the eighteenth session, the sum of the event-profiled times of its kernels); on CUDA the time between two events around them; on WebGPU all kernels of a call dispatched in order, dozens of calls per submit, by wall time. GB/s of the data read (reduce), read and written (scan, transpose); TFLOP/s = 2n³ / time. `matmul * k` is `matrixMul` with `mulConst` attached to its output (one kernel), against `torch.matmul(a, b) * k` (two); the note gives the kernels per call.',
   ],
   [
     'fft',

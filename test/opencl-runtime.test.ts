@@ -368,6 +368,31 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     assert.ok(ns > 0 && ns < 60e9, `implausible kernel time ${ns} ns`);
   });
 
+  test('launchSequenceTimed reports the time from the start of the first kernel to the end of the last', () => {
+    const n = 1 << 16;
+    const program = cl.buildProgram(SCALE);
+    const input = cl.createBufferFrom(new Float32Array(n).fill(1));
+    const middle = cl.createBuffer(4 * n);
+    const output = cl.createBuffer(4 * n);
+    const empty = cl.createBuffer(4);
+    const launches = [
+      { program, kernelName: 'scale', args: [buffer(input), buffer(middle), int32(n)], globalSize: [n] },
+      // an empty range runs nothing and is not counted
+      { program, kernelName: 'scale', args: [buffer(empty), buffer(empty), int32(0)], globalSize: [0] },
+      { program, kernelName: 'scale', args: [buffer(middle), buffer(output), int32(n)], globalSize: [n] },
+    ];
+    const ns = cl.launchSequenceTimed(launches);
+    assert.ok(ns > 0 && ns < 60e9, `implausible time ${ns} ns`);
+    const out = new Float32Array(n);
+    cl.read(output, out);
+    assert.ok(
+      out.every((x) => x === 4),
+      'both kernels ran, in order',
+    );
+    assert.is(cl.launchSequenceTimed([launches[1]!]), 0, 'nothing ran');
+    assert.is(cl.launchSequenceTimed([]), 0);
+  });
+
   test('NDRange shapes are checked against the device', () => {
     const program = cl.buildProgram(SCALE);
     const a = cl.createBuffer(4);

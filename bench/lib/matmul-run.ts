@@ -78,7 +78,7 @@ export async function timeMatmul(
 
 /**
  * Seconds per product by a padded plan (examples/matmul-padded.ts) on `data`, the copies
- * included: on OpenCL the sum of the event-profiled times of its kernels, on WebGPU all its
+ * included: on OpenCL from its first kernel's start to its last one's end (event profiling), on WebGPU all its
  * dispatches of one call by wall time (lib/timing.ts's sequenceSeconds); after checking the
  * result, throws when it is wrong.
  */

@@ -1,7 +1,10 @@
 /**
  * How long a prepared kernel runs on its device, measured the way each backend allows best:
  *
- *   OpenCL   event profiling (`launchTimed`): the device's own start and end stamps of each launch
+ *   OpenCL   event profiling (`launchSequenceTimed`): the device's own stamps, from the start of a
+ *            program's first kernel to the end of its last, the kernels queued back to back (as CUDA
+ *            events around them measure; the sum of each kernel timed alone counted NVIDIA's few
+ *            microseconds of stamps per kernel: 6.5 us of a 73 us sum of 2^26 on the H200)
  *   WebGPU   many dispatches in one submit, wall time to `onSubmittedWorkDone` (webgpu-timer.ts)
  *   CUDA     CUDA events on the default stream around each launch of the program (`timeQueued`), behind
  *            a lead launch of it: the start event is stamped when the lead ends, by when the host has
@@ -42,8 +45,8 @@ export async function kernelSeconds(
 
 /**
  * Seconds per launch of several prepared programs one after the other (a computation's
- * kernels): on OpenCL the sum of every kernel's event-profiled time, on CUDA the time between
- * two events around all of them, on WebGPU all of them dispatched in order, dozens of rounds
+ * kernels): on OpenCL from the first kernel's start to the last one's end (event profiling), on
+ * CUDA the time between two events around all of them, on WebGPU all of them dispatched in order, dozens of rounds
  * per submit.
  */
 export async function sequenceSeconds(
@@ -139,7 +142,7 @@ function openclSeconds(
   const launches = sequence.flatMap((prepared) =>
     prepared.kernels.map((k) => ({
       program: prepared.compiled as OpenCLProgram,
-      name: k.kernel.name,
+      kernelName: k.kernel.name,
       args: k.args.map(
         (a): KernelArgument =>
           a.kind === 'buffer'
@@ -148,12 +151,11 @@ function openclSeconds(
               ? { kind: 'local', byteLength: a.byteLength }
               : { kind: 'scalar', dtype: a.dtype, value: a.value },
       ),
-      global: k.groupCount.map((g, axis) => g * (k.localSize[axis] ?? 1)),
-      local: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
+      globalSize: k.groupCount.map((g, axis) => g * (k.localSize[axis] ?? 1)),
+      localSize: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
     })),
   );
-  const once = () =>
-    launches.reduce((ns, l) => ns + context.launchTimed(l.program, l.name, l.args, l.global, l.local), 0) / 1e9;
+  const once = () => context.launchSequenceTimed(launches) / 1e9;
   return sampled(once, options);
 }
 

@@ -3,7 +3,8 @@
  *
  * Everything here is synchronous. Reads and writes block until the data has moved; launches are
  * queued, and the queue's order guarantees a later read sees their results. `finish()` waits for
- * everything, and `launchTimed()` waits for its own kernel to report the device's timing.
+ * everything, and `launchTimed()` (`launchSequenceTimed()`) waits for its own kernel (kernels) to
+ * report the device's timing.
  *
  * Opening never throws: without a library, a platform or a matching device, `open()` returns
  * undefined and `OpenCLContext.unavailableReason()` says why in one line, so callers (tests,
@@ -36,6 +37,15 @@ import { imageFromBuffer } from './images.ts';
 import { setArgument, type KernelArgument } from './arguments.ts';
 import { OpenCLBuffer } from './buffer.ts';
 import { compileProgram, OpenCLProgram } from './program.ts';
+
+/** One launch of `launchSequenceTimed`: the arguments `launch` takes. */
+export interface OpenCLLaunch {
+  readonly program: OpenCLProgram;
+  readonly kernelName: string;
+  readonly args: readonly KernelArgument[];
+  readonly globalSize: readonly number[];
+  readonly localSize?: readonly number[];
+}
 
 export interface OpenCLContextOptions {
   /** Keep platforms whose name matches (a string matches as a case-insensitive substring). */
@@ -333,6 +343,40 @@ export class OpenCLContext {
       return Number(end[0] - start[0]);
     } finally {
       this.#api.clReleaseEvent(event[0]);
+    }
+  }
+
+  /**
+   * Queues `launches` back to back, waits for them, and returns how long the device took from the
+   * first one's start to the last one's end, in nanoseconds (event profiling): what CUDA events
+   * around a stream's kernels measure, the gaps between the kernels included. The sum of each
+   * launch's `launchTimed` differs for short kernels: each kernel then starts on an idle device,
+   * and NVIDIA's OpenCL stamps a few microseconds more on each. Launches of an empty range run
+   * nothing and are not counted; 0 when none runs.
+   */
+  launchSequenceTimed(launches: readonly OpenCLLaunch[]): number {
+    const events: BigUint64Array[] = [];
+    try {
+      for (const l of launches) {
+        const event = new BigUint64Array(1);
+        if (this.#enqueue(l.program, l.kernelName, l.args, l.globalSize, l.localSize, event)) events.push(event);
+      }
+      if (events.length === 0) return 0;
+      const [first, last] = [events[0]!, events.at(-1)!];
+      check('clWaitForEvents', this.#api.clWaitForEvents(1, last));
+      const start = new BigUint64Array(1);
+      const end = new BigUint64Array(1);
+      check(
+        'clGetEventProfilingInfo',
+        this.#api.clGetEventProfilingInfo(first[0], CL.CL_PROFILING_COMMAND_START, 8, start, null),
+      );
+      check(
+        'clGetEventProfilingInfo',
+        this.#api.clGetEventProfilingInfo(last[0], CL.CL_PROFILING_COMMAND_END, 8, end, null),
+      );
+      return Number(end[0] - start[0]);
+    } finally {
+      for (const event of events) this.#api.clReleaseEvent(event[0]);
     }
   }
 
