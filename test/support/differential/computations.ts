@@ -7,7 +7,8 @@
  * `computationPredicates` and `computationComplex` (features.ts) enable each half;
  * `computationComplexParameters` adds a case of computation-complex.ts (complex scalars,
  * transformations, norms and matrix products of complex parameters); `computationNoAxes` a case
- * of computation-no-axes.ts (computations with nothing to transform).
+ * of computation-no-axes.ts (computations with nothing to transform); `computationCuts` cuts the
+ * reduce and scan passes by hand (a drawn work-group size and elements per work-item).
  */
 import { DeviceArray, type Device } from '@loom/core';
 import { pureParallel, reduce, scan } from '@loom/computation';
@@ -57,12 +58,17 @@ export async function runComputationCase(
     const exclusive = random() < 0.5;
     const data = p.draw(sizeOf(shape), random);
     const sorted = [...axes].sort((a, b) => a - b);
-    const what = `${p.name} over shape (${shape}), axes (${axes})`;
-    ran.push(`reduce and ${exclusive ? 'exclusive' : 'inclusive'} scan, ${what}`);
     const reduced = reduceRef(data, shape, sorted, p.op, p.predicate.empty);
     const scanned = scanAlongAxes(data, shape, axes, p.op, p.predicate.empty, exclusive);
-    const r = reduce({ dtype: 'int32', shape }, p.predicate, sorted);
-    const s = scan({ dtype: 'int32', shape }, p.predicate, { axes, exclusive });
+    // with computationCuts, the passes cut by hand: a drawn work-group and elements per work-item,
+    // at least 16 elements a work-group (fewer would take a pass, and a kernel, per halving), and a
+    // scan's block within 32 KiB of local memory (at most 256 x 29 int32 with its two buffers)
+    const cut = features.has('computationCuts') ? drawCut(random) : undefined;
+    const scanCut = cut && { ...cut, perItem: Math.min(cut.perItem, 29) };
+    const what = `${p.name} over shape (${shape}), axes (${axes})${cut ? `, cut ${cut.workGroupSize} x ${cut.perItem}` : ''}`;
+    ran.push(`reduce and ${exclusive ? 'exclusive' : 'inclusive'} scan, ${what}`);
+    const r = reduce({ dtype: 'int32', shape }, p.predicate, sorted, cut);
+    const s = scan({ dtype: 'int32', shape }, p.predicate, { axes, exclusive, ...scanCut });
     for (const device of devices) {
       check(
         `${device.name}: reduce, ${what}`,
@@ -128,6 +134,13 @@ export async function runComputationCase(
     findings.push(...r.findings);
   }
   return { seed, ran, findings };
+}
+
+/** A work-group of 2 to 256 work-items (a power of two) and 1 to 40 elements each, at least 16 in all. */
+function drawCut(random: () => number): { workGroupSize: number; perItem: number } {
+  const workGroupSize = 2 ** (1 + Math.floor(random() * 8));
+  const perItem = Math.max(1 + Math.floor(random() * 40), Math.ceil(16 / workGroupSize));
+  return { workGroupSize, perItem };
 }
 
 function firstDifference(got: ArrayLike<number>, expected: ArrayLike<number>): number | undefined {

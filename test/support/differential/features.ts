@@ -67,6 +67,9 @@ export const FEATURES = {
   // the computation library (s6-computation, issue 24): cases of computations.ts, not kernels
   computationPredicates:
     'reduce and scan (@loom/computation) over random shapes and axes, with commutative and non-commutative associative predicates',
+  // the passes cut by hand (issue 30, eighteenth session: reduce's and scan's workGroupSize and perItem)
+  computationCuts:
+    'reduce and scan of computationPredicates cut by hand: a drawn work-group (2 to 256, a power of two) and elements per work-item (1 to 40)',
   computationComplex:
     'complex64 (and complex128 with wideTypes) DeviceArray round trips and a computation with complex parameters',
   // complex parameters of computations (issue 29, s11-complex): cases of computation-complex.ts
