@@ -5,8 +5,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, addPrefetch, makeKernel, predictScheduleTime, splitIname } from '@loom/core';
-import { groupSectors, warpShape } from '../packages/core/src/tune/auto-schedule/warps.ts';
+import {
+  addDtypes,
+  addPrefetch,
+  globalArg,
+  makeKernel,
+  predictScheduleTime,
+  splitIname,
+  tagInames,
+  temporaryVariable,
+} from '@loom/core';
+import { bankConflicts, groupSectors, warpShape } from '../packages/core/src/tune/auto-schedule/warps.ts';
 import {
   globalReuse,
   loadCopies,
@@ -148,6 +157,39 @@ test('groupSectors: the sectors a work-group touches per access', () => {
   assert.is(groupSectors([256], [0], 4), 1, 'the same element for all');
   assert.is(groupSectors([64], [undefined], 4), 64, 'unknown strides: a sector each');
   assert.is(groupSectors([16, 16], [2, 4096], 8), 16 * 8, 'complex64 every other element: 256 bytes a row');
+});
+
+test('bankConflicts: the most distinct words a warp meets in one bank of local memory', () => {
+  assert.is(bankConflicts([32], [1], 4), 1, 'consecutive floats: a bank each');
+  assert.is(bankConflicts([32], [0], 4), 1, 'the same word for all: broadcast');
+  assert.is(bankConflicts([32], [32], 4), 32, 'a column of a 32-wide tile: all in one bank');
+  assert.is(bankConflicts([32], [33], 4), 1, 'the same column padded to 33');
+  assert.is(bankConflicts([32], [21], 4), 1, "an odd stride (scan's elements a work-item)");
+  assert.is(bankConflicts([32], [16], 4), 16, 'stride 16: two banks, sixteen words each');
+  assert.is(bankConflicts([16, 2], [1, 64], 4), 2, 'two rows of 16, 64 apart: the same 16 banks');
+  assert.is(bankConflicts([16, 2], [1, 68], 4), 2, 'two rows 68 apart overlap in 12 banks');
+  assert.is(bankConflicts([16, 2], [1, 80], 4), 1, 'two rows 80 apart: the other 16 banks');
+  assert.is(bankConflicts([32], [1], 8), 1, 'consecutive doubles: two words each, in two passes a warp anyway');
+  assert.is(bankConflicts([32], [16], 8), 16, 'doubles 16 apart: every word in bank 0 or 1');
+  assert.is(bankConflicts([32], [undefined], 4), 1, 'unknown strides: not modelled');
+});
+
+test('the cost model serves a warp whose local words meet in the same banks as many times over: a padded column reads 32x less', () => {
+  const column = (stride: number) =>
+    tagInames(
+      makeKernel(
+        '{ [g, l]: 0 <= g < 4096 and 0 <= l < 32 }',
+        `t[l * ${stride}] = a[g * 32 + l] {id=put}\nb[g * 32 + l] = 2 * t[l * ${stride}] {dep=put}`,
+        [
+          globalArg('a', { dtype: 'float32', shape: [4096 * 32] }),
+          globalArg('b', { dtype: 'float32', shape: [4096 * 32] }),
+          temporaryVariable('t', { dtype: 'float32', shape: [32 * stride], addressSpace: 'local' }),
+        ],
+      ),
+      { g: 'g.0', l: 'l.0' },
+    );
+  const [unpadded, padded] = [32, 33].map((s) => predictScheduleTime(column(s), cpu, PROFILE, {}));
+  assert.is(unpadded!.localBytes, 32 * padded!.localBytes);
 });
 
 test("the cost model counts a register tile's panel reads once per element: larger tiles read local memory less", () => {

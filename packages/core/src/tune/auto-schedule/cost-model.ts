@@ -22,7 +22,10 @@
  *  - local memory traffic, at an assumed 8× the global bandwidth, a read counted once for the
  *    unrolled copies (`ilp`, `unr`) that read the same element, which the compiler keeps in a
  *    register (`localReuse`: a 4 x 4 register tile of matmul reads 4 + 4 elements of its panels a
- *    step, not 32); and local barriers, each
+ *    step, not 32), and a warp's access as many times over as its words meet in one of the 32
+ *    banks (`bankConflicts`: a 16 x 2 warp reading two rows of a 68-float tile, twice; mean tau-b on
+ *    the H200's recorded candidates 0.61 to 0.62 on CUDA, 0.60 to 0.64 on OpenCL, 0.53 to 0.56 on
+ *    WebGPU); and local barriers, each
  *    costing an assumed 64 floating-point operations per work-item (guesses: the measured
  *    correction in search.ts absorbs their scale);
  *  - flops at the measured rate, at a narrow work-group's share of it (a warp issues for its 32
@@ -56,7 +59,7 @@ import { getStatistics } from '../../statistics/all.ts';
 import type { DeviceProfile } from '../../statistics/roofline.ts';
 import { kernelWork } from '../../statistics/roofline.ts';
 import { targetFacts } from '../../codegen/target-facts.ts';
-import { L1_LINE, SECTOR, WARP, groupSectors, warpShape } from './warps.ts';
+import { L1_LINE, SECTOR, WARP, bankConflicts, groupSectors, warpShape } from './warps.ts';
 import {
   globalReuse,
   liveValues,
@@ -151,7 +154,10 @@ export function predictCost(
     const bytes = key.dtype ? byteSize(key.dtype) : 4;
     if (key.mtype === 'local') {
       const shared = key.direction === 'load' && key.variable ? (reuse.get(key.variable) ?? 1) : 1;
-      localBytes += n * bytes * (key.countGranularity === 'workitem' ? 1 : WARP) * shared;
+      // a warp whose words meet in the same banks is served as many times over
+      const strides = groupShape.map((_, axis) => strideValue(key.lidStrides?.[axis], env));
+      const conflicts = bankConflicts(warpShape(groupShape), strides, bytes);
+      localBytes += n * bytes * (key.countGranularity === 'workitem' ? 1 : WARP) * shared * conflicts;
       continue;
     }
     if (key.countGranularity !== 'workitem') {

@@ -53,3 +53,37 @@ export function groupSectors(
   const line = Math.ceil((near.size * near.stride * bytes) / unit);
   return Math.min(distinct, line * (distinct / near.size));
 }
+
+/** Banks of local memory, each a 4-byte word wide (NVIDIA's GPUs, and most others). */
+export const BANKS = 32;
+
+/**
+ * How many times over local memory serves one access of a warp of shape `warp`, from the access's
+ * strides (in elements) along the warp's axes: the most distinct words that fall in one bank
+ * (work-items reading the same word share it), per word an element takes. 1: no conflict; a 16 x 2
+ * warp reading two rows 64 floats apart, 2 (the rows meet in the same 16 banks); an access whose
+ * strides are not known, 1 (not modelled).
+ */
+export function bankConflicts(
+  warp: readonly number[],
+  strides: readonly (number | undefined)[],
+  bytes: number,
+): number {
+  if (warp.some((size, axis) => size > 1 && strides[axis] === undefined)) return 1;
+  const words = Math.max(1, bytes / 4);
+  const banks = new Map<number, Set<number>>();
+  const [w0 = 1, w1 = 1, w2 = 1] = warp;
+  const [s0 = 0, s1 = 0, s2 = 0] = strides.map((s) => s ?? 0);
+  for (let z = 0; z < w2; z++)
+    for (let y = 0; y < w1; y++)
+      for (let x = 0; x < w0; x++) {
+        const word = (x * s0 + y * s1 + z * s2) * words;
+        const bank = word % BANKS;
+        let inBank = banks.get(bank);
+        if (!inBank) banks.set(bank, (inBank = new Set()));
+        inBank.add(word);
+      }
+  let most = 1;
+  for (const inBank of banks.values()) most = Math.max(most, inBank.size);
+  return Math.max(1, most / words);
+}
