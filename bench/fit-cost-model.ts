@@ -8,6 +8,8 @@
  *   node --import tsx bench/fit-cost-model.ts --results=bench/results/auto-schedule-h200-2026-12-03-eleventh-candidates.jsonl \
  *     [--bandwidth=4.25e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=67584] [--compute-units=132]
  *     [--counts]   (and what the model counted for each candidate)
+ *     [--local-kib=48]  (the local memory a work-group may take: 227 KiB with --target=cuda; Dawn on the H200 granted
+ *                        more than 48 to some WebGPU candidates: --local-kib=100 rebuilds them)
  *     [--target=cuda|wgsl]  (the candidates recorded on CUDA: asynchronous copies, which OpenCL C cannot
  *                            spell; or through WebGPU, whose target states what its compilers do)
  *
@@ -45,7 +47,7 @@ if (!(targetName in targets)) throw new Error(`--target=${targetName}: one of ${
 const device = {
   name: 'recorded device',
   target: targets[targetName as keyof typeof targets](),
-  limits: { ...COMMON_LIMITS, maxLocalMemoryBytes: (onCuda ? 227 : 48) * 1024 },
+  limits: { ...COMMON_LIMITS, maxLocalMemoryBytes: numberFlag(options, 'local-kib', onCuda ? 227 : 48) * 1024 },
 } as unknown as Device;
 
 /** Per kernel, the recorded model's and the model's now: tau-b and the pick's distance from the fastest. */

@@ -19,6 +19,7 @@ import { bankConflicts, groupSectors, warpShape } from '../packages/core/src/tun
 import {
   globalReuse,
   loadCopies,
+  localReuse,
   registersPerWorkItem,
   residencySlowdown,
 } from '../packages/core/src/tune/auto-schedule/work-item.ts';
@@ -123,6 +124,28 @@ test('globalReuse: unrolled copies of a stencil that read the same element load 
   assert.equal([...globalReuse(rows(1))], [['a', 0.8]]);
   // rows eight apart: nothing shared
   assert.equal([...globalReuse(rows(8))], [['a', 1]]);
+});
+
+test('localReuse: unrolled rows of a window staged in local memory share the rows their taps overlap', () => {
+  // a 1-D window of 5 taps over a staged row, each work-item 8 outputs (unrolled) `apart` apart
+  const window = (apart: number) => {
+    const knl = makeKernel('{ [i, t]: 0 <= i < 4096 and 0 <= t < 5 }', 'out[i] = sum(t, w[t] * a[i + t])', [
+      globalArg('a', { dtype: 'float32', shape: [4100] }),
+      globalArg('w', { dtype: 'float32', shape: [5] }),
+      globalArg('out', { dtype: 'float32', shape: [4096] }),
+    ]);
+    let k = splitIname(knl, 'i', 8 * apart, { outerTag: 'g.0' });
+    k = splitIname(k, 'i_inner', apart, { outerTag: 'unr', innerTag: 'l.0' });
+    k = addPrefetch(k, 'a', ['i_inner_outer', 'i_inner_inner', 't'], {
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.auto',
+    });
+    return tagInames(k, { t: 'unr' });
+  };
+  // outputs next to each other: 8 outputs x 5 taps read 12 elements of 40
+  assert.is(localReuse(window(1)).get('a_fetch'), 12 / 40);
+  // 32 apart (a work-item's outputs a warp apart): no two of its 40 reads are the same element
+  assert.is(localReuse(window(32)).get('a_fetch'), 1);
 });
 
 test('warpShape: a warp spans rows along l.1 when l.0 is narrower; transpose tiles count the sectors of their warps', () => {

@@ -22,7 +22,7 @@
  *  - local memory traffic, at an assumed 8× the global bandwidth, a read counted once for the
  *    unrolled copies (`ilp`, `unr`) that read the same element, which the compiler keeps in a
  *    register (`localReuse`: a 4 x 4 register tile of matmul reads 4 + 4 elements of its panels a
- *    step, not 32), and a warp's access as many times over as its words meet in one of the 32
+ *    step, not 32; a convolution's 8 unrolled rows and 5 taps down read 12 rows, not 40), and a warp's access as many times over as its words meet in one of the 32
  *    banks (`bankConflicts`: a 16 x 2 warp reading two rows of a 68-float tile, twice; mean tau-b on
  *    the H200's recorded candidates 0.61 to 0.62 on CUDA, 0.60 to 0.64 on OpenCL, 0.53 to 0.56 on
  *    WebGPU); and local barriers, each

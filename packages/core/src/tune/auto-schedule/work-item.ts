@@ -118,14 +118,18 @@ function unrolledCopies(knl: LoopKernel, iname: string): number {
 
 /**
  * Per local array, the fraction of its counted reads that touch distinct elements within one
- * set of unrolled copies: the copies of an instruction over `ilp` and `unr` inames its index does
- * not use read the same element (one read of a register, once the compiler has it). The smallest
- * fraction over the array's reads, each copy count from the inames' constant ranges.
+ * set of unrolled copies (`ilp`, `unr`), which the compiler reads once into a register: copies
+ * over inames the index does not use read the same element, and so do copies whose offsets
+ * cancel (a convolution unrolled over 8 rows and its 5 taps down reads 12 rows, not 40: row
+ * i + di is row (i + 1) + (di - 1)). The smallest fraction over the instructions that read it;
+ * where an index is not affine or the copies are too many to list, from the inames it does not
+ * use alone.
  */
 export function localReuse(knl: LoopKernel): Map<string, number> {
-  const out = new Map<string, number>();
+  const isLocal = (array: string) => knl.temporaries.get(array)?.addressSpace === 'local';
+  const out = unrolledReadReuse(knl, isLocal);
   for (const access of allAccesses(knl)) {
-    if (access.isWrite || knl.temporaries.get(access.array)?.addressSpace !== 'local') continue;
+    if (access.isWrite || !isLocal(access.array) || out.has(`${access.instruction.id} ${access.array}`)) continue;
     const used = new Set(access.indices.flatMap((e) => [...freeVariables(e)]));
     let all = 1;
     let distinct = 1;
@@ -134,9 +138,9 @@ export function localReuse(knl: LoopKernel): Map<string, number> {
       all *= n;
       if (used.has(iname)) distinct *= n;
     }
-    out.set(access.array, Math.min(out.get(access.array) ?? 1, distinct / all));
+    out.set(`${access.instruction.id} ${access.array}`, distinct / all);
   }
-  return out;
+  return smallestPerArray(out);
 }
 
 /**
@@ -147,18 +151,34 @@ export function localReuse(knl: LoopKernel): Map<string, number> {
  * too many to list.
  */
 export function globalReuse(knl: LoopKernel): Map<string, number> {
-  const reads = new Map<string, { all: number; distinct: Set<string>; array: string; affine: boolean }>();
+  const out = unrolledReadReuse(knl, (array) => isGlobal(knl, array));
+  for (const access of allAccesses(knl))
+    if (!access.isWrite && isGlobal(knl, access.array) && !out.has(`${access.instruction.id} ${access.array}`))
+      out.set(`${access.instruction.id} ${access.array}`, 1);
+  return smallestPerArray(out);
+}
+
+/** The most unrolled copies of an instruction listed to find the elements they share. */
+const MOST_COPIES = 4096;
+
+/**
+ * Per instruction and array (`id array`) that `reads` selects, the distinct elements its reads
+ * touch over all its unrolled copies, as a fraction of the reads; left out where an index is not
+ * affine or the copies are more than MOST_COPIES.
+ */
+function unrolledReadReuse(knl: LoopKernel, reads: (array: string) => boolean): Map<string, number> {
+  const entries = new Map<string, { all: number; distinct: Set<string>; affine: boolean }>();
   for (const access of allAccesses(knl)) {
-    if (access.isWrite || !isGlobal(knl, access.array)) continue;
+    if (access.isWrite || !reads(access.array)) continue;
     const key = `${access.instruction.id} ${access.array}`;
-    const entry = reads.get(key) ?? { all: 0, distinct: new Set<string>(), array: access.array, affine: true };
-    reads.set(key, entry);
+    const entry = entries.get(key) ?? { all: 0, distinct: new Set<string>(), affine: true };
+    entries.set(key, entry);
     const forms = access.indices.map((e) => toLinear(e));
     const unrolled = [...inamesOf(access)]
       .map((iname) => ({ iname, count: unrolledCopies(knl, iname) }))
       .filter((u) => u.count > 1);
     const total = unrolled.reduce((a, u) => a * u.count, 1);
-    if (forms.some((f) => f === undefined) || total > 4096) {
+    if (forms.some((f) => f === undefined) || total > MOST_COPIES) {
       entry.affine = false;
       continue;
     }
@@ -176,8 +196,16 @@ export function globalReuse(knl: LoopKernel): Map<string, number> {
     }
   }
   const out = new Map<string, number>();
-  for (const { all, distinct, array, affine } of reads.values()) {
-    const fraction = affine && all > 0 ? distinct.size / all : 1;
+  for (const [key, { all, distinct, affine }] of entries)
+    if (affine && all > 0) out.set(key, distinct.size / all);
+  return out;
+}
+
+/** From fractions per `id array` to the smallest per array. */
+function smallestPerArray(fractions: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [key, fraction] of fractions) {
+    const array = key.slice(key.indexOf(' ') + 1);
     out.set(array, Math.min(out.get(array) ?? 1, fraction));
   }
   return out;
