@@ -10,11 +10,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCode, LoomError } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
-import { wgslTarget } from '@loom/codegen-wgsl';
 import { predicateSum, reduce, type ReduceOptions } from '@loom/computation';
 import { finishCall, flatten } from '../packages/computation/src/computation/flatten.ts';
 import { testDevices } from './support/devices.ts';
-import { H200_OPENCL } from './support/h200-parameters.ts';
+import { H200_OPENCL, H200_WGSL, h200WgslTarget } from './support/h200-parameters.ts';
 import { reduceRef } from './support/ndarray.ts';
 import { COMMUTATIVE, MATRIX_PRODUCT_MOD3, seeded } from './support/predicates.ts';
 
@@ -54,17 +53,8 @@ test('a sum of 2^26 for a GPU: 1024 work-groups of 1024 unguarded, then one tree
 
 test("where a target's compilers keep constant loops (WGSL), a work-item's loads are unrolled by 8", () => {
   const comp = reduce({ dtype: 'float32', shape: [2 ** 26] }, predicateSum('float32'));
-  const wgsl = wgslTarget({
-    subgroups: { min: 32, max: 32 },
-    limits: {
-      maxComputeWorkgroupSizeX: 1024,
-      maxComputeInvocationsPerWorkgroup: 1024,
-      maxComputeWorkgroupStorageSize: 49152,
-    },
-  });
-  const [first, second] = flatten(comp, { ...H200_OPENCL, target: 'wgsl', unrollsConstantLoops: false }).map(
-    (c) => generateCode(finishCall(c, 'test').kernel, wgsl).code,
-  );
+  const wgsl = h200WgslTarget();
+  const [first, second] = flatten(comp, H200_WGSL).map((c) => generateCode(finishCall(c, 'test').kernel, wgsl).code);
   assert.match(first!, 'for (var c_outer: i32 = 0i; c_outer <= 7i; c_outer++)');
   assert.is(first!.match(/acc = acc \+ inp\[/g)?.length, 8, 'eight loads a step');
   assert.not.match(second!, 'for (', 'four elements a work-item: no loop');

@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert';
 import { LoomError, generateCode, printExpr } from '@loom/core';
 import type { Target } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
-import { wgslTarget } from '@loom/codegen-wgsl';
 import {
   predicate,
   predicateSum,
@@ -20,7 +19,7 @@ import {
   type ScanOptions,
 } from '@loom/computation';
 import { finishCall, flatten } from '../packages/computation/src/computation/flatten.ts';
-import { H200_OPENCL } from './support/h200-parameters.ts';
+import { H200_OPENCL, H200_WGSL, h200WgslTarget } from './support/h200-parameters.ts';
 import { supportsDType, testDevices } from './support/devices.ts';
 import { scanRef, sizeOf, testIntegers, transposeRef } from './support/ndarray.ts';
 
@@ -157,17 +156,10 @@ test('the block pass loads and stores coalesced: work-item l at c*W + l of its b
 
 test("where a target's compilers keep constant loops (WGSL), a work-item's loops are unrolled and its elements kept in registers", () => {
   const comp = scan({ dtype: 'float32', shape: [1 << 20] }, predicateSum('float32'));
-  const wgsl = wgslTarget({
-    subgroups: { min: 32, max: 32 },
-    limits: {
-      maxComputeWorkgroupSizeX: 1024,
-      maxComputeInvocationsPerWorkgroup: 1024,
-      maxComputeWorkgroupStorageSize: 49152,
-    },
-  });
+  const wgsl = h200WgslTarget();
   const code = (params: DeviceParameters, target: Target) =>
     flatten(comp, params).map((c) => generateCode(finishCall(c, 'test').kernel, target).code);
-  const unrolled = code({ ...H200_OPENCL, target: 'wgsl', unrollsConstantLoops: false }, wgsl).at(-1)!;
+  const unrolled = code(H200_WGSL, wgsl).at(-1)!;
   assert.match(unrolled, 'fn scan_block');
   assert.not.match(unrolled, /for \(/, 'no loop over the elements');
   assert.match(unrolled, 'var xs: array<f32, 21>;');

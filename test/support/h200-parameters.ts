@@ -3,6 +3,7 @@
  * that plan for a GPU this machine does not have: spread it and change what another target states.
  */
 import type { DeviceParameters } from '@loom/computation';
+import { wgslTarget } from '@loom/codegen-wgsl';
 
 export const H200_OPENCL: DeviceParameters = {
   target: 'opencl',
@@ -16,3 +17,18 @@ export const H200_OPENCL: DeviceParameters = {
   asyncCopies: false,
   unrollsConstantLoops: true,
 };
+
+/** The H200 through Dawn, as a plan sees it: WGSL, whose compilers keep constant loops. */
+export const H200_WGSL: DeviceParameters = { ...H200_OPENCL, target: 'wgsl', unrollsConstantLoops: false };
+
+/** The WGSL target as Dawn's adapter on the H200 states it: subgroups of 32, 1024 work-items, 48 KiB. */
+export function h200WgslTarget(): ReturnType<typeof wgslTarget> {
+  return wgslTarget({
+    subgroups: { min: 32, max: 32 },
+    limits: {
+      maxComputeWorkgroupSizeX: 1024,
+      maxComputeInvocationsPerWorkgroup: 1024,
+      maxComputeWorkgroupStorageSize: 49152,
+    },
+  });
+}

@@ -326,33 +326,15 @@ export class OpenCLContext {
     globalSize: readonly number[],
     localSize?: readonly number[],
   ): number {
-    const event = new BigUint64Array(1);
-    if (!this.#enqueue(program, kernelName, args, globalSize, localSize, event)) return 0;
-    try {
-      check('clWaitForEvents', this.#api.clWaitForEvents(1, event));
-      const start = new BigUint64Array(1);
-      const end = new BigUint64Array(1);
-      check(
-        'clGetEventProfilingInfo',
-        this.#api.clGetEventProfilingInfo(event[0], CL.CL_PROFILING_COMMAND_START, 8, start, null),
-      );
-      check(
-        'clGetEventProfilingInfo',
-        this.#api.clGetEventProfilingInfo(event[0], CL.CL_PROFILING_COMMAND_END, 8, end, null),
-      );
-      return Number(end[0] - start[0]);
-    } finally {
-      this.#api.clReleaseEvent(event[0]);
-    }
+    return this.launchSequenceTimed([{ program, kernelName, args, globalSize, localSize }]);
   }
 
   /**
    * Queues `launches` back to back, waits for them, and returns how long the device took from the
    * first one's start to the last one's end, in nanoseconds (event profiling): what CUDA events
-   * around a stream's kernels measure, the gaps between the kernels included. The sum of each
-   * launch's `launchTimed` differs for short kernels: each kernel then starts on an idle device,
-   * and NVIDIA's OpenCL stamps a few microseconds more on each. Launches of an empty range run
-   * nothing and are not counted; 0 when none runs.
+   * around a stream's kernels measure, the gaps between the kernels included (the sum of each
+   * launch's `launchTimed` leaves them out, and times each kernel from an idle device). Launches
+   * of an empty range run nothing and are not counted; 0 when none runs.
    */
   launchSequenceTimed(launches: readonly OpenCLLaunch[]): number {
     const events: BigUint64Array[] = [];

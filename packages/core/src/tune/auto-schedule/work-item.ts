@@ -196,8 +196,7 @@ function unrolledReadReuse(knl: LoopKernel, reads: (array: string) => boolean): 
     }
   }
   const out = new Map<string, number>();
-  for (const [key, { all, distinct, affine }] of entries)
-    if (affine && all > 0) out.set(key, distinct.size / all);
+  for (const [key, { all, distinct, affine }] of entries) if (affine && all > 0) out.set(key, distinct.size / all);
   return out;
 }
 
