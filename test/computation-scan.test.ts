@@ -164,6 +164,15 @@ test("where a target's compilers keep constant loops (WGSL), a work-item's loops
   assert.not.match(unrolled, /for \(/, 'no loop over the elements');
   assert.match(unrolled, 'var xs: array<f32, 21>;');
   assert.match(unrolled, 'x = xs[20i];');
+  // more elements than registers keep (41 a work-item): loops, the elements in the tile
+  const many = flatten(
+    scan({ dtype: 'float32', shape: [1 << 20] }, predicateSum('float32'), { perItem: 41 }),
+    H200_WGSL,
+  )
+    .map((c) => generateCode(finishCall(c, 'test').kernel, wgsl).code)
+    .at(-1)!;
+  assert.match(many, 'for (var e: i32 = 0i; e <= 40i; e++)');
+  assert.not.match(many, 'var xs');
   // where the compilers unroll them, Loom leaves the loops to them, and the elements in the tile
   const looped = code(H200_OPENCL, openclTarget()).at(-1)!;
   assert.match(looped, /for \(int e = 0; e <= 20; \+\+e\)/);

@@ -64,6 +64,8 @@ const PER_ITEM = 21;
 /** Work-items per work-group by default (at most), and the fewest elements each before a smaller group is tried. */
 const WORK_ITEMS = 256;
 const FEWEST_PER_ITEM = 11;
+/** The most elements a work-item's loops are unrolled over, where Loom unrolls them (WGSL's 80 live values, less the rest). */
+const MOST_UNROLLED = 32;
 
 /**
  * When one work-group scans a whole row, its blocks in turn (one kernel; the input read once,
@@ -298,9 +300,12 @@ function blockPass(
     : at(input, 'inp', 'row', global('c'));
   // a work-item's own C elements, consecutive in the block
   const mine = (i: string) => `tile[l * ${perItem} + ${i}]`;
-  // where Loom unrolls a work-item's loops, its elements stay in registers between its two
-  // passes over them (one local load an element fewer)
-  const kept = !device.unrollsConstantLoops && mode !== 'totals';
+  // where the target's compilers leave a work-item's loops over its C elements as loops, Loom
+  // unrolls them (the local loads of each step then issue together, not one latency at a time)
+  // and keeps the elements in registers between its two passes over them (a local load fewer);
+  // not for more elements than the compilers keep in registers
+  const unrolled = !device.unrollsConstantLoops && perItem <= MOST_UNROLLED;
+  const kept = unrolled && mode !== 'totals';
   // a block's total alone, of a commutative operation: each work-item combines the elements it
   // loads, coalesced, in whatever order (no staging)
   const direct = mode === 'totals' && p.commutative;
@@ -399,9 +404,7 @@ function blockPass(
     name,
     silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [],
   });
-  // a work-item's loops over its C elements unrolled where the target's compilers leave them
-  // loops: the local loads of each step then issue together, not one latency at a time
-  if (!device.unrollsConstantLoops) knl = tagInames(knl, Object.fromEntries(loops.map((i) => [i, 'unr'])));
+  if (unrolled) knl = tagInames(knl, Object.fromEntries(loops.map((i) => [i, 'unr'])));
   if (mode !== 'rows') return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
   // the blocks in turn, each with its loops inside
   return loops.reduce((k, i) => prioritizeLoops(k, ['t', i]), tagInames(knl, { row: 'g.0', l: 'l.0' }));
