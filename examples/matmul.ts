@@ -44,6 +44,10 @@ import {
 } from '@loom/core';
 import {
   configProblem,
+  describeMatmulShape as describeShape,
+  matmulShapeOf as shapeOf,
+  sgemmProblemName,
+  type MatmulShape,
   DEFAULT_MATMUL,
   matmulVectorViews,
   tileMatmul,
@@ -55,27 +59,8 @@ import {
 // the transformations live in @loom/computation (matrixMul takes the same): re-exported for the benchmarks
 export { configProblem, DEFAULT_MATMUL, workGroupOf, type MatmulConfig };
 
-/**
- * The sizes of a product: c (m x n) = a (m x k) · b (k x n), or with `batch` that many products
- * at once, c[l, i, j] = sum(k, a[l, i, k]*b[l, k, j]).
- */
-export interface MatmulShape {
-  readonly m: number;
-  readonly n: number;
-  readonly k: number;
-  readonly batch?: number;
-}
-
-/** n x n x n as a shape. */
-export function shapeOf(size: number | MatmulShape): MatmulShape {
-  return typeof size === 'number' ? { m: size, n: size, k: size } : size;
-}
-
-/** `4000x4100x3900`, `64 x 512x512x512`: a shape in a few characters. */
-export function describeShape(size: number | MatmulShape): string {
-  const { m, n, k, batch } = shapeOf(size);
-  return `${batch === undefined ? '' : `${batch} x `}${m}x${n}x${k}`;
-}
+/** The sizes of a product, as @loom/computation names them (`matmulShapeOf`, `describeMatmulShape`). */
+export { describeShape, shapeOf, type MatmulShape };
 
 /** Multiply-adds of a product, times two: its FLOP. */
 export function matmulFlops(size: number | MatmulShape): number {
@@ -302,7 +287,8 @@ export function matmulTuning(
   let host: { a: Float32Array; b: Float32Array } | undefined;
   const matrices = () => (host ??= { a: pseudoRandom(count(aShape), 1), b: pseudoRandom(count(bShape), 2) });
   return defineTuning({
-    name: typeof size === 'number' ? `sgemm n=${size}` : `sgemm ${describeShape(shape)}`,
+    // the name tunedMatrixMulConfig looks the product's configuration up by
+    name: sgemmProblemName(size),
     // a configuration that cannot take these sizes (float4 rows of an odd length) is not tried
     space: space.filter((config) => !shapeProblem(config, shape)),
     work: { amount: matmulFlops(shape), unit: 'FLOP' },

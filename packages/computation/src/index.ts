@@ -106,6 +106,13 @@ export {
   type MatmulConfig,
   type MatmulLayout,
 } from './library/matmul-tiling.ts';
+export {
+  describeMatmulShape,
+  matmulShapeOf,
+  sgemmProblemName,
+  tunedMatrixMulConfig,
+  type MatmulShape,
+} from './library/matmul-tuned.ts';
 export { roll, rollInplace } from './library/roll.ts';
 export { fftShift } from './library/fftshift.ts';
 export { dht, type DhtOptions } from './library/dht.ts';
