@@ -419,17 +419,21 @@ export function kendallTau(xs: readonly number[], ys: readonly number[]): number
 /**
  * Kendall's tau-b (scipy's `kendalltau`): tau with the pairs tied in one ranking taken out of that
  * ranking's count, so that a model giving schedules of equal traffic equal times is not counted
- * wrong for them; 1 where the untied pairs all agree. NaN where a ranking is all ties.
+ * wrong for them; 1 where the untied pairs all agree. NaN where a ranking is all ties. With
+ * `tieWithin`, two values of a ranking that differ by no more than that fraction of the larger
+ * are tied (0.05: candidates measured within 5% of each other, an order a run's noise can swap).
  */
-export function kendallTauB(xs: readonly number[], ys: readonly number[]): number {
+export function kendallTauB(xs: readonly number[], ys: readonly number[], tieWithin = 0): number {
+  const order = (a: number, b: number) =>
+    Math.abs(a - b) <= tieWithin * Math.max(Math.abs(a), Math.abs(b)) ? 0 : Math.sign(a - b);
   let concordant = 0;
   let discordant = 0;
   let tiedX = 0;
   let tiedY = 0;
   for (let p = 0; p < xs.length; p++)
     for (let q = p + 1; q < xs.length; q++) {
-      const dx = Math.sign(xs[p]! - xs[q]!);
-      const dy = Math.sign(ys[p]! - ys[q]!);
+      const dx = order(xs[p]!, xs[q]!);
+      const dy = order(ys[p]!, ys[q]!);
       if (dx === 0) tiedX++;
       if (dy === 0) tiedY++;
       if (dx * dy > 0) concordant++;

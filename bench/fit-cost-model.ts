@@ -8,6 +8,7 @@
  *   node --import tsx bench/fit-cost-model.ts --results=bench/results/auto-schedule-h200-2026-12-03-eleventh-candidates.jsonl \
  *     [--bandwidth=4.25e12] [--flop-rate=6.25e13] [--launch=1.08e-5] [--parallelism=67584] [--compute-units=132]
  *     [--counts]   (and what the model counted for each candidate)
+ *     [--tie-within=0.05]  (the summary's second tau-b counts measured times this close as tied)
  *     [--local-kib=48]  (the local memory a work-group may take: 227 KiB with --target=cuda; Dawn on the H200 granted
  *                        more than 48 to some WebGPU candidates: --local-kib=100 rebuilds them)
  *     [--target=cuda|wgsl]  (the candidates recorded on CUDA: asynchronous copies, which OpenCL C cannot
@@ -51,7 +52,9 @@ const device = {
 } as unknown as Device;
 
 /** Per kernel, the recorded model's and the model's now: tau-b and the pick's distance from the fastest. */
-const summary: { kernel: string; recorded: [number, number]; now: [number, number] }[] = [];
+const summary: { kernel: string; recorded: [number, number, number]; now: [number, number, number] }[] = [];
+/** Measured times closer than this fraction count as tied in the second tau-b (a run's noise can swap them). */
+const TIE_WITHIN = numberFlag(options, 'tie-within', 0.05);
 
 interface Candidate {
   readonly script: string;
@@ -99,8 +102,8 @@ for (const line of readFileSync(file, 'utf8').split('\n')) {
   );
   summary.push({
     kernel: row.kernel,
-    recorded: [kendallTauB(recorded, times), pickOf(recorded)],
-    now: [kendallTauB(now, times), pickOf(now)],
+    recorded: [kendallTauB(recorded, times), pickOf(recorded), kendallTauB(recorded, times, TIE_WITHIN)],
+    now: [kendallTauB(now, times), pickOf(now), kendallTauB(now, times, TIE_WITHIN)],
   });
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)}`;
   measured.forEach((x, k) => {
@@ -117,9 +120,11 @@ for (const line of readFileSync(file, 'utf8').split('\n')) {
 
 // over every kernel: the mean tau-b, and how many picks are within issue 31's 1.3x of the fastest
 const over = (which: 'recorded' | 'now') => {
-  const taus = summary.map((r) => r[which][0]).filter((t) => Number.isFinite(t));
-  const mean = taus.reduce((a, b) => a + b, 0) / Math.max(1, taus.length);
+  const mean = (k: 0 | 2) => {
+    const taus = summary.map((r) => r[which][k]).filter((t) => Number.isFinite(t));
+    return taus.reduce((a, b) => a + b, 0) / Math.max(1, taus.length);
+  };
   const close = summary.filter((r) => r[which][1] <= 1.3).length;
-  return `mean tau-b ${mean.toFixed(2)}, pick within 1.3x for ${close} of ${summary.length}`;
+  return `mean tau-b ${mean(0).toFixed(2)} (${mean(2).toFixed(2)} with times within ${100 * TIE_WITHIN}% tied), pick within 1.3x for ${close} of ${summary.length}`;
 };
 console.log(`\nrecorded model: ${over('recorded')}\nmodel now:      ${over('now')}`);
