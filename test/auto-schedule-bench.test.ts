@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { autoSchedule, measuredArrays, run, type Device, type LoopKernel } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { AUTO_SCHEDULE_CASES, kendallTau } from '../bench/auto-schedule-kernels.ts';
+import { AUTO_SCHEDULE_CASES, kendallTau, kendallTauB } from '../bench/auto-schedule-kernels.ts';
 import { randomFloat32, testDevices } from './support/devices.ts';
 
 const cpu = cpuDevice();
@@ -55,6 +55,15 @@ for (const device of devices)
       const hand = c.hand?.(sizes);
       if (hand) await check(device, hand.kernel, c, hand.from);
     });
+
+test("Kendall's tau-b: tied pairs out of each ranking's count; values within a fraction tied where asked", () => {
+  assert.is(kendallTauB([1, 2, 3], [10, 20, 30]), 1);
+  // the model ties the first two: the one untied pair of its ranking agrees twice over
+  assert.is(kendallTauB([1, 1, 3], [10, 20, 30]), 2 / Math.sqrt(2 * 3));
+  // measured 100 and 103 apart by 3%: swapped by the model, a discordant pair; tied within 5%
+  assert.is(kendallTauB([1, 2, 3], [103, 100, 200]), 1 / 3);
+  assert.is(kendallTauB([1, 2, 3], [103, 100, 200], 0.05), 2 / Math.sqrt(3 * 2));
+});
 
 test("Kendall's tau: 1 for the same order, -1 reversed, 0 for as many pairs each way", () => {
   assert.is(kendallTau([1, 2, 3], [10, 20, 30]), 1);
