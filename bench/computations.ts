@@ -116,18 +116,28 @@ const cases: Case[] = [
     }),
 ];
 
+/** `--NAME=256x21,512x15`: work-group sizes x elements per work-item, each a case's suffix and cut. */
+function blocksFlag(name: string): { suffix: string; options: { workGroupSize: number; perItem: number } }[] {
+  return (options.flags.get(name) ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((b) => {
+      const [w, c] = b.split('x').map(Number);
+      if (!Number.isInteger(w) || !Number.isInteger(c))
+        throw new Error(`--${name}: '${b}' is not WxC (work-items x elements per work-item)`);
+      return { suffix: ` (${w}x${c})`, options: { workGroupSize: w!, perItem: c! } };
+    });
+}
+
 /**
  * The sum of every element, with reduce's default cut; `--reduce-blocks=512x64,256x128` adds
  * it with these work-group sizes x elements per work-item (`reduce all (512x64)`, ...).
  */
 function reduceAllCases(): Case[] {
-  const variants: { suffix: string; options: ReduceOptions }[] = [{ suffix: '', options: {} }];
-  for (const b of (options.flags.get('reduce-blocks') ?? '').split(',').filter(Boolean)) {
-    const [w, c] = b.split('x').map(Number);
-    if (!Number.isInteger(w) || !Number.isInteger(c))
-      throw new Error(`--reduce-blocks: '${b}' is not WxC (work-items x elements per work-item)`);
-    variants.push({ suffix: ` (${w}x${c})`, options: { workGroupSize: w, perItem: c } });
-  }
+  const variants: { suffix: string; options: ReduceOptions }[] = [
+    { suffix: '', options: {} },
+    ...blocksFlag('reduce-blocks'),
+  ];
   return variants.map(({ suffix, options: cut }) => ({
     name: `reduce all${suffix}`,
     size: total,
@@ -152,14 +162,10 @@ function reduceAllCases(): Case[] {
  * defaults on a GPU.
  */
 function scanCases(): Case[] {
-  const blocks = (options.flags.get('scan-blocks') ?? '').split(',').filter(Boolean);
-  const variants: { suffix: string; options: ScanOptions }[] = [{ suffix: '', options: {} }];
-  for (const b of blocks) {
-    const [w, c] = b.split('x').map(Number);
-    if (!Number.isInteger(w) || !Number.isInteger(c))
-      throw new Error(`--scan-blocks: '${b}' is not WxC (work-items x elements per work-item)`);
-    variants.push({ suffix: ` (${w}x${c})`, options: { workGroupSize: w, perItem: c } });
-  }
+  const variants: { suffix: string; options: ScanOptions }[] = [
+    { suffix: '', options: {} },
+    ...blocksFlag('scan-blocks'),
+  ];
   return variants.flatMap(({ suffix, options: blockOptions }) => [
     {
       name: `scan all${suffix}`,

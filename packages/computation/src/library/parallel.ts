@@ -10,11 +10,30 @@ import type { DeviceParameters } from '../computation/device-parameters.ts';
 
 /** A work-group size for elementwise work: 256 where allowed (a common sweet spot), a multiple of the subgroup. */
 export function workGroupSize(device: DeviceParameters, extent = Infinity): number {
-  let size = Math.min(256, device.maxWorkGroupSize, device.maxWorkGroupSizes[0]);
+  let size = Math.min(256, largestWorkGroup(device));
   // a small extent needs no larger group than the next multiple of the subgroup
   const sub = Math.max(1, device.subgroupSize);
   if (extent < size) size = Math.max(1, Math.min(size, Math.ceil(extent / sub) * sub));
   return size;
+}
+
+/** The most work-items a one-dimensional work-group may hold on the device (along axis 0). */
+export function largestWorkGroup(device: DeviceParameters): number {
+  return Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0]);
+}
+
+/** The largest power of two no greater than `n` (1 for n < 2). */
+export function powerOfTwoAtMost(n: number): number {
+  let p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+/** The smallest power of two no less than `n` (1 for n <= 1). */
+export function powerOfTwoAtLeast(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
 }
 
 /**

@@ -50,7 +50,7 @@ import { computation, type Computation } from '../computation/computation.ts';
 import { fieldwise, type StructParams } from './fieldwise.ts';
 import type { PlanArray } from '../computation/plan.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
-import { spreadOverGrid, workGroupSize } from './parallel.ts';
+import { largestWorkGroup, powerOfTwoAtLeast, powerOfTwoAtMost, spreadOverGrid, workGroupSize } from './parallel.ts';
 import { combine, emptyLiteral, type Predicate } from './predicates.ts';
 
 type Params<D extends DType> = readonly [
@@ -76,7 +76,7 @@ const MAX_GROUPS = 65535;
  * device's limits and the input, as described above).
  */
 export interface ReduceOptions {
-  /** Work-items per work-group of a tree pass, a power of two the device allows (default: up to 256). */
+  /** Work-items per work-group of a tree pass, a power of two the device allows (default: up to 256; up to 1024 over long rows of few rows, where work-items run side by side). */
   readonly workGroupSize?: number;
   /** Elements each work-item combines before the work-group's tree (default: enough for about 1024 work-groups, at least 4). */
   readonly perItem?: number;
@@ -166,9 +166,9 @@ export function reduce<D extends DType>(
         plan.kernelCall(gather(dtype, shape, kept, reduced, device), { out: source, inp: input });
         view = matrix(length);
       }
-      if (givenW !== undefined && givenW > Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0]))
+      if (givenW !== undefined && givenW > largestWorkGroup(device))
         throw new LoomError(
-          `reduce: workGroupSize ${givenW} is more than the device allows (${Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0])})`,
+          `reduce: workGroupSize ${givenW} is more than the device allows (${largestWorkGroup(device)})`,
         );
       for (let current = length; ; ) {
         const pass = cutPass(current, rows, device, options);
@@ -211,7 +211,7 @@ function cutPass(length: number, rows: number, device: DeviceParameters, given: 
   const elementwise = workGroupSize(device);
   if (rows > MAX_GROUPS || (length <= elementwise && rows >= elementwise))
     return { tree: false, w: given.workGroupSize ?? elementwise };
-  const largest = powerOfTwoAtMost(Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0]));
+  const largest = powerOfTwoAtMost(largestWorkGroup(device));
   const sideBySide = device.subgroupSize > 1;
   const most = sideBySide && rows < TARGET_GROUPS ? Math.min(largest, LARGE_GROUP) : elementwise;
   const least = Math.min(most, Math.max(1, device.subgroupSize));
@@ -219,18 +219,6 @@ function cutPass(length: number, rows: number, device: DeviceParameters, given: 
   const perItem =
     given.perItem ?? Math.max(PER_ITEM, Math.ceil(length / (w * Math.max(1, Math.ceil(TARGET_GROUPS / rows)))));
   return { tree: true, w, perItem };
-}
-
-function powerOfTwoAtMost(n: number): number {
-  let p = 1;
-  while (p * 2 <= n) p *= 2;
-  return p;
-}
-
-function powerOfTwoAtLeast(n: number): number {
-  let p = 1;
-  while (p < n) p *= 2;
-  return p;
 }
 
 function arrays(dtype: DType, input: View, output: View) {

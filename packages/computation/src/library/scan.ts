@@ -50,7 +50,7 @@ import { fieldwise, type StructParams } from './fieldwise.ts';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import type { PlanArray } from '../computation/plan.ts';
-import { spreadOverGrid } from './parallel.ts';
+import { largestWorkGroup, powerOfTwoAtMost, spreadOverGrid } from './parallel.ts';
 import { combine, emptyLiteral, type Predicate } from './predicates.ts';
 import { domainOf } from './reduce.ts';
 
@@ -207,9 +207,7 @@ function blockSize(
   device: DeviceParameters,
   options: ScanOptions,
 ): { w: number; perItem: number } {
-  let w =
-    options.workGroupSize ??
-    powerOfTwoBelow(Math.min(WORK_ITEMS, device.maxWorkGroupSize, device.maxWorkGroupSizes[0]));
+  let w = options.workGroupSize ?? powerOfTwoAtMost(Math.min(WORK_ITEMS, largestWorkGroup(device)));
   if (w & (w - 1) || w < 1 || w > device.maxWorkGroupSize)
     throw new LoomError(
       `scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`,
@@ -230,12 +228,6 @@ function blockSize(
     );
   if (options.workGroupSize === undefined) while (w > device.subgroupSize && (w / 2) * perItem >= length) w /= 2;
   return { w, perItem };
-}
-
-function powerOfTwoBelow(n: number): number {
-  let p = 1;
-  while (p * 2 <= n) p *= 2;
-  return p;
 }
 
 const at = (v: View, array: string, row: string, k: string) => v.at(row, k).replace('%', array);
