@@ -142,7 +142,9 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, size?: numbe
  * or blocked, the staged loop unrolled or not, and one kernel without local memory to show what
  * staging buys. Rolled loops come first: GPU compilers unroll a constant 16-step loop themselves.
  *
- * First the best scalar kernel measured so far, then the vector kernels (float4 staging loads,
+ * First the best scalar kernel measured so far, then the kernels that read both panels as float4s
+ * (a's stored k-major, `aTransposedVectors`) with the staged loop unrolled, the fastest on NVIDIA's
+ * CUDA and OpenCL, then the vector kernels (float4 staging loads,
  * float4 reads of b's panel, float4 accumulators and stores of c: what hand-written OpenCL
  * SGEMMs do), those five pipelined (the next step's panels loaded into registers during this
  * step's product), a's panel read as float4s too, then the float4 staging loads alone for the
@@ -170,6 +172,26 @@ export function matmulSearchSpace(
   const layouts = ['strided', 'blocked'] as const;
   // the best scalar kernel on the H100 (OpenCL and WebGPU) first: every backend has it measured at once
   add({ tileM: 128, tileN: 128, regM: 8, regN: 8, tileK: 16, layout: 'strided', prefetch: true, unrollK: false });
+  // then both panels read as float4s (a's k-major, aTransposedVectors) with the staged loop unrolled:
+  // the fastest kernels on the H200's CUDA and OpenCL (43.6 and 39.3 TFLOP/s against 38.4 and 36.4;
+  // BENCHMARKS.md, nineteenth session), a's loads a step ahead (pipelined) or, where the device copies
+  // asynchronously, b's panel filled by cp.async
+  for (const extra of [
+    { tileK: 32, pipelined: true },
+    ...(options.asyncCopies ? [{ tileK: 32, asyncCopies: true }] : []),
+    { tileK: 16, pipelined: true },
+    { tileK: 32 },
+  ])
+    add({
+      ...tiles[0],
+      layout: 'strided',
+      prefetch: true,
+      unrollK: true,
+      vectorWidth: 4,
+      vectorReads: true,
+      aTransposedVectors: true,
+      ...extra,
+    });
   // where the device copies asynchronously (CUDA), the fastest kernel measured on the H200 comes
   // next: float4 panels filled by 16-byte cp.async copies, two buffers of k by 16 (38.4 TFLOP/s
   // against 35.2 for the best through registers; BENCHMARKS.md, thirteenth session), then one buffer

@@ -107,6 +107,15 @@ const A_TRANSPOSED: MatmulConfig[] = [
   { ...VECTOR_CONFIGS[0], aTransposed: true },
 ];
 
+// both panels read as float4s: a's stored k-major, 4 rows a vector, each work-item's rows in runs of 4
+const A_TRANSPOSED_VECTORS: MatmulConfig[] = [
+  { ...VECTOR_READS[0], aTransposedVectors: true },
+  { ...VECTOR_READS[2], aTransposedVectors: true },
+  { ...VECTOR_READS[3], aTransposedVectors: true, pipelined: true },
+  { ...VECTOR_READS[3], aTransposedVectors: true, doubleBuffered: true },
+  { ...VECTOR_READS[0], aTransposedVectors: true, pipelined: true, doubleBuffered: true },
+];
+
 // two buffers a panel: the next step's panels filled while this step computes, one barrier a step
 const DOUBLE_BUFFERED: MatmulConfig[] = [
   { ...PIPELINED[0], pipelined: false, doubleBuffered: true },
@@ -130,6 +139,9 @@ const ASYNC_COPIES: MatmulConfig[] = [
   { ...VECTOR_CONFIGS[2], aTransposed: true, doubleBuffered: true, asyncCopies: true },
   // b's panel of float4s (vectorReads) filled 16 bytes a copy, lane writes merged
   { ...VECTOR_READS[2], doubleBuffered: true, asyncCopies: true },
+  // b's so, a's k-major float4 panel through registers (a copy cannot transpose)
+  { ...VECTOR_READS[3], aTransposedVectors: true, asyncCopies: true },
+  { ...VECTOR_READS[0], aTransposedVectors: true, doubleBuffered: true, asyncCopies: true },
 ];
 
 const clCode = (config: MatmulConfig, n: number) =>
@@ -181,6 +193,32 @@ test('aVectorReads: a float4 panel of a too, read four steps of k at a time from
   // the four unrolled steps read one vector's four components, at a row's vector k_inner_outer
   for (const lane of ['s0', 's1', 's2', 's3']) assert.match(code, `a_fetch[4 * lid(1) + k_inner_outer].${lane}`);
   assert.not.match(code, '?');
+});
+
+test("aTransposedVectors: a's panel k-major of float4s, 4 rows a vector, read whole like b's; each work-item's rows in runs of 4", () => {
+  const code = clCode(A_TRANSPOSED_VECTORS[0], 256);
+  assert.match(code, '__local float4 a_fetch[512];');
+  // a work-item loads a float4 along k of each of its block's 4 rows, and stores its lanes down the panel's columns
+  assert.match(code, 'a_vec[0] = a[8192 * gid(1) + 256 * lid(0) + 4 * k_outer + lid(1)];');
+  assert.match(code, '((__local float *) a_fetch)[4 * lid(0) + 512 * lid(1) + 129] = a_vec[0].s1;');
+  // the product: one float4 of a's panel holds rows 4 * lid(1) ... 4 * lid(1) + 3 of step k_inner
+  for (const lane of ['s0', 's1', 's2', 's3']) assert.match(code, `a_fetch[lid(1) + 32 * k_inner].${lane} * b_fetch[`);
+  assert.match(code, 'a_fetch[lid(1) + 32 * k_inner + 16].s3 * b_fetch[32 * k_inner + lid(0) + 16]');
+  assert.not.match(code, '?');
+  assert.not.match(code, 'loom_floor_div');
+  assert.is((code.match(/barrier\(/g) ?? []).length, 2);
+  // with asynchronous copies b's panel is copied, a's goes through registers
+  const copied = generateCode(
+    addDtypes(matmulKernel(ASYNC_COPIES[7], 256), { a: 'float32', b: 'float32' }),
+    cudaTarget(),
+  ).code;
+  assert.match(copied, /loom_copy_async_16\(\(\(float \*\) b_fetch\) \+ \(/);
+  assert.not.match(copied, /loom_copy_async_\d+\(\(*\(*(float \*\) )?a_fetch/);
+  assert.match(copied, 'float4 const *__restrict__ a');
+  assert.match(
+    configProblem({ ...VECTOR_CONFIGS[0], aTransposedVectors: true }) ?? '',
+    'aTransposedVectors needs vectorReads and regM a multiple of 4',
+  );
 });
 
 test('pipelined: the loads of step k_outer + 1 go to registers before the product of step k_outer, the first step before the loop', () => {
@@ -300,7 +338,8 @@ test('every configuration of the search space builds for OpenCL, the float4 ones
   const space = matmulSearchSpace();
   assert.ok(space.length <= 80, `${space.length} configurations`);
   assert.is(space[0].vectorWidth, undefined);
-  assert.ok(space[1].vectorReads);
+  // then both panels read as float4s, the staged loop unrolled, a's loads a step ahead
+  assert.ok(space[1].aTransposedVectors && space[1].unrollK && space[1].pipelined, JSON.stringify(space[1]));
   assert.is(new Set(space.map((c) => JSON.stringify(c))).size, space.length, 'no configuration twice');
   // for a target without vector types, the same configurations with the vector ones last
   const scalarFirst = matmulSearchSpace({ vectorTypes: false });
@@ -314,11 +353,13 @@ test('every configuration of the search space builds for OpenCL, the float4 ones
   }
 });
 
-test('where the device copies asynchronously, the search tries float4 panels filled by cp.async second, double-buffered first', () => {
+test('where the device copies asynchronously, the search tries b filled by cp.async beside a k-major a third, then the float4 panels so filled, double-buffered first', () => {
   const space = matmulSearchSpace({ asyncCopies: true });
-  assert.ok(space[1].asyncCopies && space[1].doubleBuffered && space[1].vectorReads, JSON.stringify(space[1]));
+  assert.ok(space[2].asyncCopies && space[2].aTransposedVectors, JSON.stringify(space[2]));
+  const firstPanels = space.findIndex((c) => c.asyncCopies && !c.aTransposedVectors);
+  assert.ok(space[firstPanels].doubleBuffered && space[firstPanels].vectorReads, JSON.stringify(space[firstPanels]));
   const asynchronous = space.filter((c) => c.asyncCopies);
-  assert.is(asynchronous.length, 9);
+  assert.is(asynchronous.length, 10);
   // the rest is the space of a device without them, in its order
   assert.equal(
     space.filter((c) => !c.asyncCopies),
@@ -368,12 +409,12 @@ for (const device of testDevices()) {
     }
   });
 
-  test(`${device.name}: the pipelined and double-buffered configurations, and those with a's panel transposed, compute a*b`, async () => {
+  test(`${device.name}: the pipelined and double-buffered configurations, and those with a's panel transposed (scalars or float4s), compute a*b`, async () => {
     const n = 128;
     const a = randomFloat32(n * n, 5).map((x) => x - 0.5);
     const b = randomFloat32(n * n, 6).map((x) => x - 0.5);
     const expected = referenceMatmul(a, b, n);
-    for (const config of [...PIPELINED, ...A_TRANSPOSED, ...DOUBLE_BUFFERED]) {
+    for (const config of [...PIPELINED, ...A_TRANSPOSED, ...A_TRANSPOSED_VECTORS, ...DOUBLE_BUFFERED]) {
       const { c } = await run(matmulKernel(config, n), device, { a, b });
       const error = matmulError(c as Float32Array, expected, n);
       assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);

@@ -1,17 +1,18 @@
 /**
- * `matrixMul`'s default kernel where the device copies global memory into local memory
- * asynchronously (CUDA's `cp.async`): the tuned SGEMM's double-buffered float4 panels filled by
- * asynchronous copies; a panel whose fill a fused transformation makes compute is filled through
- * registers; a product whose last step of k is partial, or a batched one, takes the float4 kernel of
- * one buffer. Checked on the CUDA C
+ * `matrixMul` on a device that copies global memory into local memory asynchronously (CUDA's
+ * `cp.async`). Its default is the float4 kernel every such target gets (both panels read as
+ * float4s, a's stored k-major, the next step's panels loaded during this step's product): on the
+ * H200 as fast as the same kernel with b's panel filled by cp.async (BENCHMARKS.md, nineteenth
+ * session). A configuration asked for with asynchronous copies keeps them, except for a panel whose
+ * fill a fused transformation makes compute, which is filled through registers. Checked on the CUDA C
  * generated for such a device's parameters (the values on CUDA itself: the GPU machine's suite and
- * bench/computations.ts); on every device present, the same products compute a*b.
+ * bench/computations.ts); on every device present, the default's products compute a*b.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCode, run } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
-import { deviceParameters, matrixMul, mulConst, type DeviceParameters } from '@loom/computation';
+import { deviceParameters, matrixMul, mulConst, type DeviceParameters, type MatmulConfig } from '@loom/computation';
 import { finishCall, flatten } from '../packages/computation/src/computation/flatten.ts';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 import { H200_OPENCL } from './support/h200-parameters.ts';
@@ -63,51 +64,82 @@ const PRODUCTS = {
   'a batch of 2': matrixMul(f32([2, 256, 64]), f32([64, 256])),
 };
 
-test('matrixMul on a device that copies asynchronously: double-buffered float4 panels, filled by cp.async', () => {
+/** The tuned SGEMM of the thirteenth session on CUDA: float4 panels of k by 16 filled by cp.async into two buffers. */
+const ASYNC_CONFIG: MatmulConfig = {
+  tileM: 128,
+  tileN: 128,
+  tileK: 16,
+  regM: 8,
+  regN: 8,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+  vectorWidth: 4,
+  vectorReads: true,
+  doubleBuffered: true,
+  asyncCopies: true,
+};
+
+/** Products asked for with ASYNC_CONFIG (CUDA only: other targets refuse asynchronous copies). */
+const ASYNC_PRODUCTS = {
+  plain: matrixMul(f32([256, 64]), f32([64, 256]), { config: ASYNC_CONFIG }),
+  'b halved': matrixMul(f32([256, 64]), f32([64, 256]), { config: ASYNC_CONFIG }).attach(
+    'matrix_b',
+    mulConst({ dtype: 'float32' }, 0.5),
+    'output',
+    { input: 'b_full' },
+  ),
+};
+
+test('matrixMul on a device that copies asynchronously: by default both panels read as float4s, a k-major, filled through registers a step ahead', () => {
   const [code] = cudaCode(PRODUCTS.plain as never);
+  assert.match(code!, '__shared__ float4 a_fetch[');
+  assert.match(code!, 'a_vec_next');
+  assert.not.match(code!, 'loom_copy_async');
+});
+
+test('matrixMul with a configuration of asynchronous copies: double-buffered float4 panels filled by cp.async, but a panel whose fill computes (a fused scaling) through registers', () => {
+  const [code] = cudaCode(ASYNC_PRODUCTS.plain as never);
   assert.match(code!, 'loom_copy_async_16(');
   // k's steps taken in pairs, a buffer each
   assert.match(code!, 'k_outer_pair');
-});
-
-test('matrixMul on a device that copies asynchronously: a panel whose fill computes (a fused scaling) is filled through registers', () => {
-  const [code] = cudaCode(PRODUCTS['b halved'] as never);
+  const [scaled] = cudaCode(ASYNC_PRODUCTS['b halved'] as never);
   // a's panel still copied asynchronously, b's scaled on its way through registers
-  assert.match(code!, 'loom_copy_async_');
-  assert.match(code!, /b_fetch\[[^\]]*\]\.x = b_full\[[^\]]*\] \* 0\.5f;/);
-  assert.match(code!, 'k_outer_pair');
+  assert.match(scaled!, 'loom_copy_async_');
+  assert.match(scaled!, /b_fetch\[[^\]]*\]\.x = b_full\[[^\]]*\] \* 0\.5f;/);
+  assert.match(scaled!, 'k_outer_pair');
 });
 
-test('matrixMul on a device that copies asynchronously: a partial last step of k takes the float4 kernel of one buffer, copied through registers', () => {
-  const [code] = cudaCode(PRODUCTS['k of 72, a partial last step'] as never);
-  // (a double buffer takes k's steps in pairs, which the last step's guarded slab cannot join)
-  assert.not.match(code!, 'k_outer_pair');
-  assert.not.match(code!, 'loom_copy_async');
-  assert.match(code!, 'float4');
-});
-
-test('matrixMul on a device that copies asynchronously: a batched product takes the float4 kernel of one buffer (its batch is a loop while the panels are tiled)', () => {
-  const [code] = cudaCode(PRODUCTS['a batch of 2'] as never);
-  assert.not.match(code!, 'k_outer_pair');
-  assert.match(code!, 'float4');
+test('matrixMul on a device that copies asynchronously: a partial last step of k, and a batched product, take the same float4 kernel of one buffer', () => {
+  for (const what of ['k of 72, a partial last step', 'a batch of 2'] as const) {
+    const [code] = cudaCode(PRODUCTS[what] as never);
+    assert.not.match(code!, 'k_outer_pair', what);
+    assert.not.match(code!, 'loom_copy_async', what);
+    assert.match(code!, '__shared__ float4 a_fetch[', what);
+  }
 });
 
 test('the kernels matrixMul plans for CUDA compute a*b where copies complete at once (the CPU device runs them as written)', async () => {
   const { cpuDevice } = await import('@loom/codegen-js');
   // (the H200's 48 KiB of local memory: two buffers of panels take 36 KB)
   const cpu = cpuDevice({ limits: { maxLocalMemoryBytes: 48 * 1024 } });
-  for (const [what, comp] of Object.entries(PRODUCTS)) {
+  const cases = [
+    ...Object.entries(PRODUCTS),
+    ...Object.entries(ASYNC_PRODUCTS).map(([what, comp]) => [`${what}, copied asynchronously`, comp] as const),
+  ];
+  for (const [named, comp] of cases) {
+    const what = named.replace(', copied asynchronously', '');
     const { a, b, k, want } = productCase(what);
-    const [call] = flatten(comp as never, CUDA_H200).map((c) => finishCall(c, what));
+    const [call] = flatten(comp as never, CUDA_H200).map((c) => finishCall(c, named));
     // (the kernel's own argument names: a, b and c, b's scaling fused in under the transformation's name)
     const inputs: Record<string, Float32Array> = what === 'b halved' ? { a, b_full: b } : { a, b };
     const { c } = (await run(call!.kernel, cpu, inputs)) as { c: Float32Array };
-    assertClose(c, Array.from(want), `${what} (k ${k})`, 1e-5, 1e-4);
+    assertClose(c, Array.from(want), `${named} (k ${k})`, 1e-5, 1e-4);
   }
 });
 
 for (const device of testDevices())
-  test(`${device.name}: the products of the asynchronous default's cases compute a*b`, async () => {
+  test(`${device.name}: the default's products of these cases compute a*b`, async () => {
     for (const [what, comp] of Object.entries(PRODUCTS)) {
       const { a, b, want } = productCase(what);
       const compiled = await comp.compile(device);

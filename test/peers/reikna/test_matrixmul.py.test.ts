@@ -255,8 +255,11 @@ function float4Target(device: Device): boolean {
   return params.vectorDTypes.includes('float32') && !params.preferVectorStatements;
 }
 
-/** examples/matmul.ts's tuned configurations: NVIDIA's OpenCL's (float4) and Dawn's (scalar; matrixMul's rolled). */
-const TUNED_OPENCL: MatmulConfig = {
+/**
+ * examples/matmul.ts's tuned configurations: NVIDIA's OpenCL's and CUDA's (float4 reads of both panels, a's
+ * k-major, the staged loop unrolled, the next panels loaded during the product) and Dawn's (scalar; matrixMul's rolled).
+ */
+const TUNED_FLOAT4: MatmulConfig = {
   tileM: 128,
   tileN: 128,
   tileK: 32,
@@ -264,12 +267,12 @@ const TUNED_OPENCL: MatmulConfig = {
   regN: 8,
   layout: 'strided',
   prefetch: true,
-  unrollK: false,
+  unrollK: true,
   vectorWidth: 4,
   vectorReads: true,
+  aTransposedVectors: true,
+  pipelined: true,
 };
-/** CUDA's (float4 panels of k by 16 filled asynchronously into two buffers: cp.async). */
-const TUNED_CUDA: MatmulConfig = { ...TUNED_OPENCL, tileK: 16, doubleBuffered: true, asyncCopies: true };
 const TUNED_WEBGPU: MatmulConfig = {
   tileM: 128,
   tileN: 128,
@@ -286,17 +289,10 @@ test('4096 x 4096 x 4096 float32: the kernel is the tuned SGEMM of examples/matm
   const targets = new Set<string>();
   for (const device of testDevices()) {
     const params = deviceParameters(device);
-    // the float4 kernel where the target's vectors need no whole-vector statements (OpenCL, CUDA),
-    // its panels filled asynchronously where the device copies so (CUDA), else Dawn's pick
-    const float4 = params.asyncCopies ? TUNED_CUDA : TUNED_OPENCL;
-    const tuned = float4Target(device) ? float4 : params.preferVectorStatements ? TUNED_WEBGPU : undefined;
+    // the float4 kernel where the target's vectors need no whole-vector statements (OpenCL, CUDA), else Dawn's pick
+    const tuned = float4Target(device) ? TUNED_FLOAT4 : params.preferVectorStatements ? TUNED_WEBGPU : undefined;
     // (a device with fewer work-items or less local memory takes smaller tiles)
-    const local =
-      tuned === TUNED_OPENCL
-        ? 128 * 33 * 4 + 32 * 128 * 4
-        : tuned === TUNED_CUDA
-          ? 2 * (128 * 17 * 4 + 16 * 128 * 4)
-          : 2 * 128 * 16 * 4;
+    const local = tuned === TUNED_FLOAT4 ? 2 * 128 * 32 * 4 : 2 * 128 * 16 * 4;
     if (!tuned || params.maxWorkGroupSize < 256 || params.localMemoryBytes < local) continue;
     const compiled = await comp.compile(device);
     const sgemm = matmulKernel(tuned, { m: 4096, n: 4096, k: 4096 });
@@ -362,7 +358,7 @@ test('matrixMul takes a tuned configuration (config), and refuses one the operan
   const a = testValues('float32', m * k, 1);
   const b = testValues('float32', k * n, 2);
   const expected = matmulRef(a, [m, k], b, [k, n]);
-  for (const config of [{ ...TUNED_OPENCL, tileK: 16, layout: 'blocked' as const }]) {
+  for (const config of [{ ...TUNED_FLOAT4, tileK: 16, layout: 'blocked' as const }]) {
     const comp = matrixMul({ dtype: 'float32', shape: [m, k] }, { dtype: 'float32', shape: [k, n] }, { config });
     for (const device of testDevices()) {
       const params = deviceParameters(device);
@@ -380,19 +376,19 @@ test('matrixMul takes a tuned configuration (config), and refuses one the operan
   const [device] = testDevices();
   const f32 = (shape: number[]) => ({ dtype: 'float32' as const, shape });
   await refused(
-    () => matrixMul(f32([64, 128]), f32([64, 256]), { config: TUNED_OPENCL, transposedA: true }).compile(device),
+    () => matrixMul(f32([64, 128]), f32([64, 256]), { config: TUNED_FLOAT4, transposedA: true }).compile(device),
     'need operands stored row by row',
   );
   await refused(
-    () => matrixMul(f32([128, 66]), f32([66, 256]), { config: TUNED_OPENCL }).compile(device),
+    () => matrixMul(f32([128, 66]), f32([66, 256]), { config: TUNED_FLOAT4 }).compile(device),
     'rows of whole float4s',
   );
   await refused(
-    () => matrixMul(f32([128, 64]), f32([64, 256]), { config: TUNED_OPENCL, tiles: { ...TUNED_OPENCL } }),
+    () => matrixMul(f32([128, 64]), f32([64, 256]), { config: TUNED_FLOAT4, tiles: { ...TUNED_FLOAT4 } }),
     'give one of config, tiles and blockWidthOverride',
   );
   await refused(
-    () => matrixMul(f32([128, 64]), f32([64, 256]), { config: { ...TUNED_OPENCL, regN: 6 } }),
+    () => matrixMul(f32([128, 64]), f32([64, 256]), { config: { ...TUNED_FLOAT4, regN: 6 } }),
     'the register tile must divide the work-group tile',
   );
 });

@@ -86,6 +86,16 @@ export interface MatmulConfig {
    */
   readonly aTransposed?: boolean;
   /**
+   * With vectorReads, a's local panel k-major and of float4s too, each holding 4 consecutive rows of
+   * a step of k, and each work-item's rows in runs of 4 (strided or blocked as runs, as vectorReads
+   * lays out its columns): the product then reads both operands as float4s, regM/4 + regN/4 loads a
+   * step of k instead of regM + regN/4, the layout of cuBLAS-style kernels. The panel is filled
+   * through registers (a work-item loads 4 rows' float4s along k and stores them transposed), also
+   * where asyncCopies fills b's. Needs vectorReads and regM a multiple of 4; not aVectorReads nor
+   * aTransposed (it is its own k-major layout).
+   */
+  readonly aTransposedVectors?: boolean;
+  /**
    * Two buffers for each local panel (doubleBuffer): step k_outer + 1's panels are filled while
    * step k_outer computes from the others, one barrier a step instead of two; twice the local
    * memory. With pipelined too, the registers are loaded two steps ahead and stored to the
@@ -141,12 +151,18 @@ export function configProblem(config: MatmulConfig): string | undefined {
     return 'asyncCopies copies the panels straight into local memory: it needs prefetch, and neither pipelined nor aVectorReads';
   if (config.aTransposed && (!config.prefetch || config.aVectorReads))
     return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
+  if (config.aTransposedVectors && (!config.vectorReads || regM % 4 || config.aVectorReads || config.aTransposed))
+    return 'aTransposedVectors needs vectorReads and regM a multiple of 4, and neither aVectorReads nor aTransposed';
   if (vectorWidth !== 1) {
     // a's panel: tileM rows over the whole work-group, its tileK/4 vectors a row in turn; b's: tileN/4 vectors along l.0, tileK rows along l.1
     const fits = (extent: number, along: number) => extent <= along || extent % along === 0;
     if (tileK % vectorWidth || tileN % vectorWidth)
       return `tileK and tileN must be multiples of the vector width ${vectorWidth}`;
-    if (tileM % along0 || !fits(tileM / along0, along1))
+    // a's panel: blocks of 4 rows over l.0, float4s along k over l.1 (aTransposedVectors), or rows over both
+    if (config.aTransposedVectors) {
+      if (!fits(tileM / 4, along0) || !fits(tileK / 4, along1))
+        return `a's panel (${tileM / 4} blocks of 4 rows x ${tileK / 4} vectors) does not spread over the work-group (${along0} x ${along1})`;
+    } else if (tileM % along0 || !fits(tileM / along0, along1))
       return `a's panel rows (${tileM}) do not spread over the work-group (${along0} x ${along1})`;
     if (!fits(tileN / vectorWidth, along0) || !fits(tileK, along1))
       return `b's panel (${tileK} x ${tileN / vectorWidth} vectors) does not spread over the work-group (${along0} x ${along1})`;
@@ -209,14 +225,19 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
   //    With vectorReads, a work-item's columns come in runs of 4 (the lane loop `j_inner_inner`,
   //    tagged vec), laid out strided or blocked as runs: its accumulators, its reads of b's
   //    panel and its writes of c become float4s.
+  //    With aTransposedVectors its rows come in runs of 4 too (the lane loop `i_inner_inner`, ilp):
+  //    one float4 of a's k-major panel holds a run's 4 values of a step of k.
   const vectorReads = config.vectorReads ?? false;
+  const rowRuns = config.aTransposedVectors ?? false;
   const column = vectorReads ? 'j_inner_outer' : 'j_inner';
+  const row = rowRuns ? 'i_inner_outer' : 'i_inner';
   if (vectorReads) knl = splitIname(knl, 'j_inner', 4, { innerTag: 'vec' });
+  if (rowRuns) knl = splitIname(knl, 'i_inner', 4, { innerTag: 'ilp' });
   if (config.layout === 'strided') {
-    knl = splitIname(knl, 'i_inner', along1, { outerTag: 'ilp', innerTag: 'l.1' });
+    knl = splitIname(knl, row, along1, { outerTag: 'ilp', innerTag: 'l.1' });
     knl = splitIname(knl, column, along0, { outerTag: 'ilp', innerTag: 'l.0' });
   } else {
-    knl = splitIname(knl, 'i_inner', regM, { outerTag: 'l.1', innerTag: 'ilp' });
+    knl = splitIname(knl, row, rowRuns ? regM / 4 : regM, { outerTag: 'l.1', innerTag: 'ilp' });
     knl = splitIname(knl, column, vectorReads ? regN / 4 : regN, { outerTag: 'l.0', innerTag: 'ilp' });
   }
 
@@ -228,7 +249,10 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
       temporaryAddressSpace: 'local' as const,
       dimArgNames: [...batchNames(name, axes), `${name}_dim_0`, `${name}_dim_1`],
     });
-    knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], panelAxes('a', batch.a));
+    const rowInames = rowRuns
+      ? ['i_inner_outer_outer', 'i_inner_outer_inner', 'i_inner_inner']
+      : ['i_inner_outer', 'i_inner_inner'];
+    knl = addPrefetch(knl, 'a', [...rowInames, 'k_inner'], panelAxes('a', batch.a));
     knl = addPrefetch(
       knl,
       'b',
@@ -247,10 +271,12 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
     if (config.aTransposed) knl = transposeAPanel(knl, tileM);
     // 5. the loads of step k_outer + 1 issued before step k_outer computes
     if (config.pipelined) knl = pipelinePrefetch(knl, 'reads:a or reads:b', 'k_outer');
+    if (config.pipelined && rowRuns) knl = prioritizeRowBlocks(knl, '_next');
     //    or: two buffers a panel, the next step's filled while this one computes
     if (config.doubleBuffered) knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer');
     //    copied without passing through registers, waited for at the step's barrier
-    if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
+    //    (a's k-major float4 panel is filled through registers: a copy cannot transpose)
+    if (config.asyncCopies) knl = asyncCopies(knl, rowRuns ? ['b_fetch'] : ['a_fetch', 'b_fetch']);
   }
   if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
   // 6. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
@@ -292,7 +318,8 @@ export function matmulVectorViews(
  */
 export function vectorViewArrays(config: MatmulConfig): string[] {
   if ((config.vectorWidth ?? 1) === 1) return [];
-  return [...(config.asyncCopies ? [] : ['a', 'b']), ...(config.vectorReads ? ['c'] : [])];
+  const loaded = config.asyncCopies ? (config.aTransposedVectors ? ['a'] : []) : ['a', 'b'];
+  return [...loaded, ...(config.vectorReads ? ['c'] : [])];
 }
 
 function batchNames(name: string, axes: number): string[] {
@@ -342,9 +369,13 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   const { along0, along1 } = workGroupOf(config);
   const width = config.vectorWidth ?? 1;
   const aVec = config.aVectorReads ?? false;
-  knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: aVec ? 'vec' : 'unr' });
-  knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
-  knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
+  const rowRuns = config.aTransposedVectors ?? false;
+  if (rowRuns) knl = transposingFetch(knl, config);
+  else {
+    knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: aVec ? 'vec' : 'unr' });
+    knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
+    knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
+  }
   // b's local panel of float4s (vectorReads) takes each vector whole; copied asynchronously, lane by
   // lane (unrolled), the four copies merge into one of 16 bytes
   knl = splitIname(knl, 'b_dim_1', width, { innerTag: config.vectorReads && !config.asyncCopies ? 'vec' : 'unr' });
@@ -360,7 +391,7 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
       const present = order.split(',').filter((n) => knl.inames.includes(n));
       if (present.length > 1) knl = prioritizeLoops(knl, present.join(','));
     }
-  for (const name of config.asyncCopies ? [] : ['a', 'b']) {
+  for (const name of config.asyncCopies ? (rowRuns ? ['a'] : []) : ['a', 'b']) {
     knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], {
       temporaryAddressSpace: 'private',
       temporaryName: `${name}_vec`,
@@ -372,18 +403,42 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   // width, would put the 16 rows of a half-warp in 2 banks (a 16-way conflict); one word of
   // padding a row spreads them over all banks (the product reads a row, broadcast, either way)
   // padding (4 words where 16-byte copies fill each row at a 16-byte aligned place)
-  if (!aVec) knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + aPanelPadding(config)},stride:1`);
+  if (!aVec && !rowRuns) knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + aPanelPadding(config)},stride:1`);
   // a's local panel of float4s along k: the product's staged loop in steps of 4, unrolled
   // within, reads four consecutive values of an a row from one aligned float4
   if (aVec) knl = splitIname(knl, 'k_inner', 4, { innerTag: 'unr' });
   // the local panels' rows of float4s (the global arrays' are matmulVectorViews')
   const panels = config.vectorReads ? (aVec ? 'a_fetch,b_fetch' : 'b_fetch') : '';
-  return panels ? tagArrayAxes(splitArrayAxis(knl, panels, 1, width), panels, 'c,c,vec') : knl;
+  if (panels) knl = tagArrayAxes(splitArrayAxis(knl, panels, 1, width), panels, 'c,c,vec');
+  // a's k-major panel of float4s, 4 rows a vector: (rows / 4, lanes, k) laid out k slowest
+  return rowRuns ? tagArrayAxes(splitArrayAxis(knl, 'a_fetch', 0, 4), 'a_fetch', 'N0,vec,N1') : knl;
+}
+
+/**
+ * a's panel for `aTransposedVectors`, filled through registers: each work-item takes a block of 4
+ * rows by one float4 along k (4 float4 loads, one a row), and stores each step of k's 4 values, one
+ * a row, as one float4 of the k-major panel. Blocks of rows spread over l.0 (in rounds when more),
+ * the float4s along k over l.1: a warp's loads read 16 rows, 32 bytes of each, whole sectors.
+ */
+function transposingFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
+  const { along0, along1 } = workGroupOf(config);
+  knl = splitIname(knl, 'a_dim_1', 4, { innerTag: 'unr' });
+  knl = splitIname(knl, 'a_dim_0', 4, { innerTag: 'unr' });
+  knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / 4, 'l.0', along0);
+  knl = spreadOver(knl, 'a_dim_1_outer', config.tileK / 4, 'l.1', along1);
+  return prioritizeRowBlocks(knl, '');
+}
+
+/** A work-item's blocks of 4 rows of a (in rounds), then each row's load and its 4 stores (`suffix`: the pipelined copies' `_next`). */
+function prioritizeRowBlocks(knl: LoopKernel, suffix: string): LoopKernel {
+  const order = ['a_dim_0_outer_outer', 'a_dim_0_inner', 'a_dim_1_inner'].map((n) => n + suffix);
+  const present = order.filter((n) => knl.inames.includes(n));
+  return present.length > 1 ? prioritizeLoops(knl, present.join(',')) : knl;
 }
 
 /** The words a row of a's local panel is padded by: the float4 kernel's one (bank conflicts), 4 where rows are copied 16 bytes at a time. */
 export function aPanelPadding(config: MatmulConfig): number {
-  if ((config.vectorWidth ?? 1) !== 4 || config.aVectorReads) return 0;
+  if ((config.vectorWidth ?? 1) !== 4 || config.aVectorReads || config.aTransposedVectors) return 0;
   return config.asyncCopies ? 4 : 1;
 }
 

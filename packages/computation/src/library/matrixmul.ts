@@ -71,30 +71,23 @@ const SMALL_TILES: MatmulTiles = Object.freeze({ tileM: 16, tileN: 16, tileK: 16
  */
 const LARGE_TILES: MatmulTiles = Object.freeze({ tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8 });
 /**
- * The tuned SGEMM's best configuration on NVIDIA's OpenCL (BENCHMARKS.md, "128x128x32 r8x8
- * strided float4 rw"): LARGE_TILES with 32 steps of k staged, the panels loaded as float4s and
- * each work-item's columns accumulated and stored as float4s.
+ * The tuned SGEMM's best configuration on NVIDIA's OpenCL and CUDA (BENCHMARKS.md, nineteenth
+ * session, "128x128x32 r8x8 strided unr float4 rw, aT4 pipelined": 39.3 and 43.6 TFLOP/s on the
+ * H200, against 36.4 and 38.4 for the float4 kernels before): LARGE_TILES with 32 steps of k
+ * staged and unrolled, both panels read as float4s (a's stored k-major), each work-item's columns
+ * accumulated and stored as float4s, and the next step's panels loaded into registers during this
+ * step's product.
  */
 const VECTOR_CONFIG: MatmulConfig = Object.freeze({
   ...LARGE_TILES,
   tileK: 32,
   layout: 'strided',
   prefetch: true,
-  unrollK: false,
+  unrollK: true,
   vectorWidth: 4,
   vectorReads: true,
-});
-
-/**
- * The tuned SGEMM's best configuration where the device copies asynchronously (CUDA on the H200,
- * 38.4 TFLOP/s against VECTOR_CONFIG's 35.2; BENCHMARKS.md, thirteenth session): float4 panels of
- * 16 steps of k, filled by asynchronous copies into two buffers while the other is computed on.
- */
-const ASYNC_VECTOR_CONFIG: MatmulConfig = Object.freeze({
-  ...VECTOR_CONFIG,
-  tileK: 16,
-  doubleBuffered: true,
-  asyncCopies: true,
+  aTransposedVectors: true,
+  pipelined: true,
 });
 
 /** Options of `matrixMul`. */
@@ -206,9 +199,9 @@ export function matrixMul<A extends DType, B extends DType = A, O extends DType 
             chosen!,
             vectorViewArrays(chosen!).filter((x) => untouched(k, x)),
           );
-          // the default's asynchronous copies, where an operand's transformation fused into its
+          // a configuration's asynchronous copies, where an operand's transformation fused into its
           // panel's fill made it compute (a conversion, a scaling): that fill copies through registers
-          return chosen === ASYNC_VECTOR_CONFIG ? synchronousWhereComputed(viewed) : viewed;
+          return chosen!.asyncCopies ? synchronousWhereComputed(viewed) : viewed;
         },
       });
     },
@@ -302,8 +295,7 @@ function broadcastBatch(a: readonly number[], b: readonly number[]): number[] {
  * The configuration: as asked, else the first of the defaults the device allows and the
  * operands take, the matrices at least a tile in every direction: the tuned float4 SGEMM
  * (one 4-byte dtype the target's vectors hold, rows of whole float4s, a target that need
- * not write whole-vector statements; its double-buffered asynchronous form first where the
- * device copies asynchronously), LARGE_TILES (4-byte elements),
+ * not write whole-vector statements), LARGE_TILES (4-byte elements),
  * DEFAULT_TILES, 16 x 16 ones; undefined where even those are larger than the matrices (the
  * kernel then goes without tiles).
  */
@@ -357,17 +349,8 @@ function configFor(
   // the float4 kernel moves its staged vectors to local memory lane by lane, which targets that
   // want whole-vector statements compile slower than the scalar kernel (the tuner's pick on Dawn)
   const vectors = device.vectorDTypes.includes(operands.c) && !device.preferVectorStatements;
-  // a batch axis is a loop while the panels are double-buffered (it goes on the grid after), and a
-  // double buffer takes no loop between its steps' fills: batched products keep one buffer
-  const batched = Math.max(operands.aShape.length, operands.bShape.length) > 2;
   const candidates = [
-    ...(narrow
-      ? [
-          ...(vectors && device.asyncCopies && !batched ? [ASYNC_VECTOR_CONFIG] : []),
-          ...(vectors ? [VECTOR_CONFIG] : []),
-          large,
-        ]
-      : []),
+    ...(narrow ? [...(vectors ? [VECTOR_CONFIG] : []), large] : []),
     scalarConfig(DEFAULT_TILES),
     scalarConfig(SMALL_TILES),
   ];
