@@ -49,6 +49,7 @@ import {
   sgemmProblemName,
   type MatmulShape,
   DEFAULT_MATMUL,
+  FLOAT4_SGEMM,
   matmulVectorViews,
   tileMatmul,
   vectorViewArrays,
@@ -176,22 +177,11 @@ export function matmulSearchSpace(
   // the fastest kernels on the H200's CUDA and OpenCL (43.6 and 39.3 TFLOP/s against 38.4 and 36.4;
   // BENCHMARKS.md, nineteenth session), a's loads a step ahead (pipelined) or, where the device copies
   // asynchronously, b's panel filled by cp.async
-  for (const extra of [
-    { tileK: 32, pipelined: true },
-    ...(options.asyncCopies ? [{ tileK: 32, asyncCopies: true }] : []),
-    { tileK: 16, pipelined: true },
-    { tileK: 32 },
-  ])
-    add({
-      ...tiles[0],
-      layout: 'strided',
-      prefetch: true,
-      unrollK: true,
-      vectorWidth: 4,
-      vectorReads: true,
-      aTransposedVectors: true,
-      ...extra,
-    });
+  const { pipelined: _, ...throughRegisters } = FLOAT4_SGEMM;
+  add(FLOAT4_SGEMM);
+  if (options.asyncCopies) add({ ...throughRegisters, asyncCopies: true });
+  add({ ...FLOAT4_SGEMM, tileK: 16 });
+  add(throughRegisters);
   // where the device copies asynchronously (CUDA), the fastest kernel measured on the H200 comes
   // next: float4 panels filled by 16-byte cp.async copies, two buffers of k by 16 (38.4 TFLOP/s
   // against 35.2 for the best through registers; BENCHMARKS.md, thirteenth session), then one buffer

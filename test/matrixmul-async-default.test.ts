@@ -12,7 +12,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCode, run } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
-import { deviceParameters, matrixMul, mulConst, type DeviceParameters, type MatmulConfig } from '@loom/computation';
+import {
+  deviceParameters,
+  FLOAT4_SGEMM,
+  matrixMul,
+  mulConst,
+  type DeviceParameters,
+  type MatmulConfig,
+} from '@loom/computation';
 import { finishCall, flatten } from '../packages/computation/src/computation/flatten.ts';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 import { H200_OPENCL } from './support/h200-parameters.ts';
@@ -65,17 +72,11 @@ const PRODUCTS = {
 };
 
 /** The tuned SGEMM of the thirteenth session on CUDA: float4 panels of k by 16 filled by cp.async into two buffers. */
+const { aTransposedVectors: _, pipelined: __, ...float4Panels } = FLOAT4_SGEMM;
 const ASYNC_CONFIG: MatmulConfig = {
-  tileM: 128,
-  tileN: 128,
+  ...float4Panels,
   tileK: 16,
-  regM: 8,
-  regN: 8,
-  layout: 'strided',
-  prefetch: true,
   unrollK: false,
-  vectorWidth: 4,
-  vectorReads: true,
   doubleBuffered: true,
   asyncCopies: true,
 };

@@ -103,6 +103,7 @@ export {
   layoutProblem,
   workGroupOf,
   DEFAULT_MATMUL,
+  FLOAT4_SGEMM,
   type MatmulConfig,
   type MatmulLayout,
 } from './library/matmul-tiling.ts';

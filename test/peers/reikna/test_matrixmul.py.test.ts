@@ -14,6 +14,7 @@ import {
   cast,
   computation,
   deviceParameters,
+  FLOAT4_SGEMM,
   matrixMul,
   mulConst,
   type MatmulConfig,
@@ -259,20 +260,7 @@ function float4Target(device: Device): boolean {
  * examples/matmul.ts's tuned configurations: NVIDIA's OpenCL's and CUDA's (float4 reads of both panels, a's
  * k-major, the staged loop unrolled, the next panels loaded during the product) and Dawn's (scalar; matrixMul's rolled).
  */
-const TUNED_FLOAT4: MatmulConfig = {
-  tileM: 128,
-  tileN: 128,
-  tileK: 32,
-  regM: 8,
-  regN: 8,
-  layout: 'strided',
-  prefetch: true,
-  unrollK: true,
-  vectorWidth: 4,
-  vectorReads: true,
-  aTransposedVectors: true,
-  pipelined: true,
-};
+const TUNED_FLOAT4: MatmulConfig = FLOAT4_SGEMM;
 const TUNED_WEBGPU: MatmulConfig = {
   tileM: 128,
   tileN: 128,

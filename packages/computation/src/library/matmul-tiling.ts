@@ -126,6 +126,27 @@ export const DEFAULT_MATMUL: MatmulConfig = {
   unrollK: false,
 };
 
+/**
+ * The fastest SGEMM configuration measured on NVIDIA's OpenCL and CUDA (H200, 4096³: 39.3 and 43.6
+ * TFLOP/s, 0.78x and 0.86x cuBLAS; BENCHMARKS.md, nineteenth session), `matrixMul`'s float4 default:
+ * 128x128 tiles of 8x8 a work-item (strided), 32 steps of k staged and unrolled, both panels read as
+ * float4s (a's stored k-major), the next step's panels loaded during this step's product.
+ */
+export const FLOAT4_SGEMM: MatmulConfig = Object.freeze({
+  tileM: 128,
+  tileN: 128,
+  tileK: 32,
+  regM: 8,
+  regN: 8,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: true,
+  vectorWidth: 4,
+  vectorReads: true,
+  aTransposedVectors: true,
+  pipelined: true,
+});
+
 /** The work-group's shape: work-items along j (l.0) and along i (l.1). */
 export function workGroupOf(config: MatmulConfig): { along0: number; along1: number } {
   return { along0: config.tileN / config.regN, along1: config.tileM / config.regM };

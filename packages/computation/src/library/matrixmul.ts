@@ -38,6 +38,7 @@ import type { DeviceParameters } from '../computation/device-parameters.ts';
 import {
   aPanelPadding,
   configProblem,
+  FLOAT4_SGEMM,
   layoutProblem,
   matmulVectorViews,
   tileMatmul,
@@ -70,25 +71,8 @@ const SMALL_TILES: MatmulTiles = Object.freeze({ tileM: 16, tileN: 16, tileK: 16
  * DEFAULT_TILES: 64 complex or double accumulators a work-item would spill.
  */
 const LARGE_TILES: MatmulTiles = Object.freeze({ tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8 });
-/**
- * The tuned SGEMM's best configuration on NVIDIA's OpenCL and CUDA (BENCHMARKS.md, nineteenth
- * session, "128x128x32 r8x8 strided unr float4 rw, aT4 pipelined": 39.3 and 43.6 TFLOP/s on the
- * H200, against 36.4 and 38.4 for the float4 kernels before): LARGE_TILES with 32 steps of k
- * staged and unrolled, both panels read as float4s (a's stored k-major), each work-item's columns
- * accumulated and stored as float4s, and the next step's panels loaded into registers during this
- * step's product.
- */
-const VECTOR_CONFIG: MatmulConfig = Object.freeze({
-  ...LARGE_TILES,
-  tileK: 32,
-  layout: 'strided',
-  prefetch: true,
-  unrollK: true,
-  vectorWidth: 4,
-  vectorReads: true,
-  aTransposedVectors: true,
-  pipelined: true,
-});
+/** The float4 kernel, where the target's vectors hold the elements: the tuned SGEMM's best on NVIDIA's OpenCL and CUDA. */
+const VECTOR_CONFIG: MatmulConfig = FLOAT4_SGEMM;
 
 /** Options of `matrixMul`. */
 export interface MatrixMulOptions<O extends DType = DType> {
