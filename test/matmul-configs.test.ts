@@ -296,6 +296,16 @@ test("doubleBuffered: the panels of the first step before the loop, then per ste
   assert.is((staged.match(/barrier\(/g) ?? []).length, 3, staged);
 });
 
+test('groupsPerComputeUnit: asked of the CUDA compiler as launch bounds; a target that cannot ask refuses it', () => {
+  const config: MatmulConfig = { ...A_TRANSPOSED_VECTORS[0], groupsPerComputeUnit: 2 };
+  const knl = addDtypes(matmulKernel(config, 256), { a: 'float32', b: 'float32' });
+  assert.match(generateCode(knl, cudaTarget()).code, '__launch_bounds__(256, 2)');
+  assert.throws(
+    () => generateCode(knl, openclTarget()),
+    (e: unknown) => e instanceof LoomError && /asks for 2 work-groups per compute unit/.test((e as Error).message),
+  );
+});
+
 test('vectorWidth: the configurations that cannot be built say why', () => {
   const base = VECTOR_CONFIGS[0];
   assert.match(

@@ -92,11 +92,16 @@ class ClDevice implements OpenCLDevice {
     // before the driver sees it: PoCL crashes the process on a huge private array
     checkProgramLimits(code.program, this.limits, this.name, targetFacts(this.target).heldInFloat);
     const workaround = isPocl(this.context.info) && needsUnoptimisedPoclBuild(code.program) ? ['-cl-opt-disable'] : [];
-    return this.context.buildProgram(code.code, [
+    const program = this.context.buildProgram(code.code, [
       ...this.semanticsOptions(),
       ...workaround,
       ...(options.buildOptions ?? []),
+      ...environmentOptions(),
     ]);
+    // the driver's own account of the build (with NVIDIA's -cl-nv-verbose: each kernel's registers)
+    if (process.env.LOOM_OPENCL_BUILD_LOG && program.buildLog.trim())
+      process.stderr.write(`loom: OpenCL build log (${this.name}):\n${program.buildLog.trim()}\n`);
+    return program;
   }
 
   /**
@@ -243,3 +248,13 @@ function openclLimits(info: OpenCLContext['info']): DeviceLimits {
 
 /** Whether a device kernel reads image parameters (remembered per kernel: a launch is on the hot path). */
 const hasImages = perObject((kernel: DeviceKernel) => kernel.parameters.some((p) => p.image !== undefined));
+
+/**
+ * Build options the environment adds to every program (`LOOM_OPENCL_OPTIONS`, separated by spaces):
+ * a driver's own flags, to look into a build or try one without changing code, as `LOOM_CC` does
+ * for the C device (`LOOM_OPENCL_OPTIONS='-cl-nv-verbose' LOOM_OPENCL_BUILD_LOG=1` prints each
+ * kernel's registers on NVIDIA's OpenCL).
+ */
+function environmentOptions(): string[] {
+  return (process.env.LOOM_OPENCL_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+}

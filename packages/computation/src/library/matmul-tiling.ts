@@ -112,6 +112,12 @@ export interface MatmulConfig {
    * asynchronous copies refuse the kernel.
    */
   readonly asyncCopies?: boolean;
+  /**
+   * Work-groups a compute unit should hold at once, asked of the target's compiler (the kernel
+   * option `minGroupsPerComputeUnit`: CUDA's `__launch_bounds__`), which then keeps each work-item's
+   * registers within that share of the register file. Targets that cannot ask refuse the kernel.
+   */
+  readonly groupsPerComputeUnit?: number;
 }
 
 /** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
@@ -301,7 +307,10 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
   }
   if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
   // 6. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
-  knl = setOptions(knl, { fusedMultiplyAdd: true });
+  knl = setOptions(knl, {
+    fusedMultiplyAdd: true,
+    ...(config.groupsPerComputeUnit ? { minGroupsPerComputeUnit: config.groupsPerComputeUnit } : {}),
+  });
   const steps = config.prefetch && config.doubleBuffered ? 'k_outer_pair,k_outer_parity' : 'k_outer';
   return prioritizeLoops(knl, `${steps},${config.aVectorReads ? 'k_inner_outer,k_inner_inner' : 'k_inner'}`);
 }
