@@ -244,7 +244,8 @@ DISAGREEMENT (kernel arguments) ${f}`);
       features.has('computationPredicates') ||
       features.has('computationComplex') ||
       features.has('computationComplexParameters') ||
-      features.has('computationNoAxes')
+      features.has('computationNoAxes') ||
+      features.has('computationMatmulConfigs')
         ? await runComputationCase(seed, features, devices)
         : undefined;
     for (const f of computations?.findings ?? []) console.log(`\nDISAGREEMENT (computation library) ${f}`);

@@ -30,6 +30,7 @@ import { pointwiseCase, runPointwiseCase } from './support/differential/pointwis
 import { runComputationCase } from './support/differential/computations.ts';
 import { runComplexParameterCase } from './support/differential/computation-complex.ts';
 import { runNoAxesCase } from './support/differential/computation-no-axes.ts';
+import { runMatmulConfigCase } from './support/differential/computation-matmul.ts';
 import { runArgumentCase } from './support/differential/kernel-arguments.ts';
 import { runStructCase } from './support/differential/struct-arrays.ts';
 import { runGroupRowsCase } from './support/differential/group-rows.ts';
@@ -374,6 +375,17 @@ test('every device: complex parameters of computations (scalars, parts, norms, r
 test('every device: computations with nothing to transform (no axes, or axes of length 1; rank 0 to 3) write their whole output', async () => {
   // seeds from 41 000 until the empty axis list, axes of length 1 and a rank-0 array have each run
   await seedsUntilEveryKind(41_000, 20, [/axes \(\)$/, /axes \(\d/, /shape \(\)/], runNoAxesCase);
+});
+
+test('every device: matrixMul with drawn tilings (float4 panels, a transposed as float4s, pipelined, two buffers) computes a*b exactly, or refuses before it runs', async () => {
+  // seeds from 51 015 until a product of a's k-major float4 panel, one of float4 reads and a refusal have each run
+  // (eight seeds: 51 022 is the first of the k-major float4 panel)
+  await seedsUntilEveryKind(
+    51_015,
+    8,
+    [/: matrixMul .*"aTransposedVectors":true/, /: matrixMul .*"vectorReads":true/, /: refused, /],
+    runMatmulConfigCase,
+  );
 });
 
 test('the same seed gives the same kernel, inputs and chain', async () => {

@@ -8,7 +8,8 @@
  * `computationComplexParameters` adds a case of computation-complex.ts (complex scalars,
  * transformations, norms and matrix products of complex parameters); `computationNoAxes` a case
  * of computation-no-axes.ts (computations with nothing to transform); `computationCuts` cuts the
- * reduce and scan passes by hand (a drawn work-group size and elements per work-item).
+ * reduce and scan passes by hand (a drawn work-group size and elements per work-item);
+ * `computationMatmulConfigs` a case of computation-matmul.ts (matrixMul with a drawn tiling).
  */
 import { DeviceArray, type Device } from '@loom/core';
 import { pureParallel, reduce, scan } from '@loom/computation';
@@ -16,6 +17,7 @@ import { supportsDType } from '../devices.ts';
 import { reduceRef, scanAlongAxes, sizeOf } from '../ndarray.ts';
 import { COMMUTATIVE, NON_COMMUTATIVE, seeded } from '../predicates.ts';
 import { runComplexParameterCase } from './computation-complex.ts';
+import { runMatmulConfigCase } from './computation-matmul.ts';
 import { runNoAxesCase } from './computation-no-axes.ts';
 import type { FeatureSet } from './features.ts';
 
@@ -130,6 +132,11 @@ export async function runComputationCase(
   }
   if (features.has('computationNoAxes')) {
     const r = await runNoAxesCase(seed, features, devices);
+    ran.push(...r.ran);
+    findings.push(...r.findings);
+  }
+  if (features.has('computationMatmulConfigs')) {
+    const r = await runMatmulConfigCase(seed, features, devices);
     ran.push(...r.ran);
     findings.push(...r.findings);
   }

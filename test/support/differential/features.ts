@@ -76,6 +76,9 @@ export const FEATURES = {
   computationComplexParameters:
     'complex64 (complex128 with wideTypes) parameters of computations: complex scalars as a number, { re, im } or [re, im], addParam on a complex array, combineComplex/splitComplex, normConst and entrywiseNorm of drawn orders (a real result), matrixMul of real x complex operands',
   // computations with nothing to transform (issue 29: dht over no axes left its output unwritten): computation-no-axes.ts
+  // the SGEMM's tilings (issue 30, nineteenth session: aTransposedVectors, groupsPerComputeUnit beside the others)
+  computationMatmulConfigs:
+    'matrixMul with a drawn tiling (tiles, layouts, float4 loads and reads, a transposed as scalars or float4s, pipelined, double-buffered, asynchronous, unrolled, launch bounds), drawn shapes, batches and transposes: exact against plain JS, or refused before it runs',
   computationNoAxes:
     'reduce, scan, fft, fftShift and dht over no axes, or only over axes of length 1 (rank 0 to 3): the identity (an exclusive scan: the empty value), written over an output of garbage',
   // struct dtypes (s11-structs, issue 29): cases of struct-arrays.ts
