@@ -459,9 +459,9 @@ function transposingFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   return prioritizeRowBlocks(knl, '');
 }
 
-/** A work-item's blocks of 4 rows of a (in rounds), then each row's load and its 4 stores (`suffix`: the pipelined copies' `_next`). */
+/** A work-item's rounds of blocks of 4 rows and of float4s along k, then each row's load and its 4 stores (`suffix`: the pipelined copies' `_next`). */
 function prioritizeRowBlocks(knl: LoopKernel, suffix: string): LoopKernel {
-  const order = ['a_dim_0_outer_outer', 'a_dim_0_inner', 'a_dim_1_inner'].map((n) => n + suffix);
+  const order = ['a_dim_0_outer_outer', 'a_dim_1_outer_outer', 'a_dim_0_inner', 'a_dim_1_inner'].map((n) => n + suffix);
   const present = order.filter((n) => knl.inames.includes(n));
   return present.length > 1 ? prioritizeLoops(knl, present.join(',')) : knl;
 }
