@@ -375,8 +375,9 @@ function spreadOverWorkGroup(
       ? tagInames(k, { [iname]: axis })
       : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
   knl = spread(spread(knl, column, columns, 'l.0', along0), row, rows, 'l.1', along1);
-  // when both axes take several rounds, go row by row, as the panel lies in memory
-  return rows > along1 && columns > along0 ? prioritizeLoops(knl, `${row}_outer,${column}_outer`) : knl;
+  // when both axes take rounds (or a round of one), go row by row, as the panel lies in memory
+  const rounds = [`${row}_outer`, `${column}_outer`];
+  return rounds.every((n) => knl.inames.includes(n)) ? prioritizeLoops(knl, rounds.join(',')) : knl;
 }
 
 /**
@@ -405,6 +406,8 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
     knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: aVec ? 'vec' : 'unr' });
     knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
     knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
+    // a work-item's rounds of rows, then the vectors of each row in turn
+    if (knl.inames.includes('a_dim_0_outer_outer')) knl = prioritizeLoops(knl, 'a_dim_0_outer_outer,a_dim_1_outer');
   }
   // b's local panel of float4s (vectorReads) takes each vector whole; copied asynchronously, lane by
   // lane (unrolled), the four copies merge into one of 16 bytes
