@@ -11,23 +11,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addDtypes, generateCode, LoomError, run } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
+import { FLOAT4_SGEMM } from '@loom/computation';
 import { matmulError, matmulKernel, referenceMatmul, type MatmulConfig } from '../examples/matmul.ts';
 import { randomFloat32, testDevices } from './support/devices.ts';
 
-/** 128x128 tiles, k by 32, float4 panels, two buffers: about 2 x (128 x 33 + 32 x 128) floats, 65 KiB. */
-const LARGE: MatmulConfig = {
-  tileM: 128,
-  tileN: 128,
-  tileK: 32,
-  regM: 8,
-  regN: 8,
-  layout: 'strided',
-  prefetch: true,
-  unrollK: false,
-  vectorWidth: 4,
-  vectorReads: true,
-  doubleBuffered: true,
-};
+/** 128x128 tiles, k by 32, float4 panels (a's row by row), two buffers: about 2 x (128 x 33 + 32 x 128) floats, 65 KiB. */
+const { aTransposedVectors: _, pipelined: __, ...float4Panels } = FLOAT4_SGEMM;
+const LARGE: MatmulConfig = { ...float4Panels, unrollK: false, doubleBuffered: true };
 
 const cudaCode = (config: MatmulConfig, n: number) =>
   generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), cudaTarget());
