@@ -7,6 +7,7 @@
  */
 import * as assert from 'uvu/assert';
 import { hostArrayConstructor, isComplex, type ComplexScalar, type DType, type HostArray } from '@loom/core';
+import { sizeOf } from './ndarray.ts';
 
 /** A complex value, its parts. */
 export type C = readonly [number, number];
@@ -115,4 +116,38 @@ export function assertNegligible(
     const ok = isInt(dtype) ? BigInt(g as number | bigint) === BigInt(e as number | bigint) : close(g, e);
     if (!ok) assert.unreachable(`${what}: element ${k} is ${String(g)}, expected ${String(e)}`);
   });
+}
+
+/** Reikna's ref_dot: numpy.dot per batch, a batch of 1 going with every batch of the other operand. */
+export function matmulRef(
+  a: readonly Elem[],
+  aShape: readonly number[],
+  b: readonly Elem[],
+  bShape: readonly number[],
+  ta = false,
+  tb = false,
+): Elem[] {
+  const [m, k] = ta ? [aShape.at(-1)!, aShape.at(-2)!] : [aShape.at(-2)!, aShape.at(-1)!];
+  const n = tb ? bShape.at(-2)! : bShape.at(-1)!;
+  const ba = sizeOf(aShape.slice(0, -2));
+  const bb = sizeOf(bShape.slice(0, -2));
+  const batch = Math.max(ba, bb);
+  const out: Elem[] = [];
+  for (let t = 0; t < batch; t++) {
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < n; j++) {
+        let s: Elem = 0;
+        for (let q = 0; q < k; q++)
+          s = add(
+            s,
+            mul(
+              a[(ba > 1 ? t : 0) * m * k + (ta ? q * m + i : i * k + q)],
+              b[(bb > 1 ? t : 0) * k * n + (tb ? j * k + q : q * n + j)],
+            ),
+          );
+        out.push(s);
+      }
+    }
+  }
+  return out;
 }

@@ -24,41 +24,7 @@ import { matmulKernel } from '../../../examples/matmul.ts';
 import { assertClose, randomFloat32, supportsDType, testDevices } from '../../support/devices.ts';
 import { sizeOf } from '../../support/ndarray.ts';
 import { refused } from '../../support/refusals.ts';
-import { add, assertNegligible, mul, testValues, toHost, type Elem } from '../../support/reikna-values.ts';
-
-/** Reikna's ref_dot: numpy.dot per batch, a batch of 1 going with every batch of the other operand. */
-function matmulRef(
-  a: readonly Elem[],
-  aShape: readonly number[],
-  b: readonly Elem[],
-  bShape: readonly number[],
-  ta = false,
-  tb = false,
-): Elem[] {
-  const [m, k] = ta ? [aShape.at(-1)!, aShape.at(-2)!] : [aShape.at(-2)!, aShape.at(-1)!];
-  const n = tb ? bShape.at(-2)! : bShape.at(-1)!;
-  const ba = sizeOf(aShape.slice(0, -2));
-  const bb = sizeOf(bShape.slice(0, -2));
-  const batch = Math.max(ba, bb);
-  const out: Elem[] = [];
-  for (let t = 0; t < batch; t++) {
-    for (let i = 0; i < m; i++) {
-      for (let j = 0; j < n; j++) {
-        let s: Elem = 0;
-        for (let q = 0; q < k; q++)
-          s = add(
-            s,
-            mul(
-              a[(ba > 1 ? t : 0) * m * k + (ta ? q * m + i : i * k + q)],
-              b[(bb > 1 ? t : 0) * k * n + (tb ? j * k + q : q * n + j)],
-            ),
-          );
-        out.push(s);
-      }
-    }
-  }
-  return out;
-}
+import { assertNegligible, matmulRef, testValues, toHost } from '../../support/reikna-values.ts';
 
 /** Reikna's check_errors: a product of test arrays of these shapes and dtypes against ref_dot. */
 async function check(

@@ -12,6 +12,7 @@
 import { LoomError, type Device } from '@loom/core';
 import { configProblem, matrixMul, type MatmulConfig } from '@loom/computation';
 import { seeded } from '../predicates.ts';
+import { matmulRef } from '../reikna-values.ts';
 import type { FeatureSet } from './features.ts';
 
 /** What one case ran (or saw refused), and every disagreement with plain JS. */
@@ -49,7 +50,7 @@ export async function runMatmulConfigCase(
   const values = (length: number) => Array.from({ length }, () => Math.floor(random() * 9) - 4);
   const a = values(aShape.reduce((x, y) => x * y, 1));
   const b = values(bShape.reduce((x, y) => x * y, 1));
-  const expected = reference(a, b, Math.max(batch, 1), m, n, k, transposedA, transposedB);
+  const expected = matmulRef(a, aShape, b, bShape, transposedA, transposedB) as number[];
   const what = `matrixMul ${dtype} (${aShape}) x (${bShape})${transposedA ? ' a transposed' : ''}${transposedB ? ' b transposed' : ''}, config ${JSON.stringify(config)}`;
   const ran: string[] = [];
   const findings: string[] = [];
@@ -115,30 +116,4 @@ function drawConfig(random: () => number): MatmulConfig {
     if (items <= 256 && unrolled <= 256 && !configProblem(config)) return config;
   }
   return { tileM: 32, tileN: 32, tileK: 8, regM: 2, regN: 2, layout: 'strided', prefetch: true, unrollK: false };
-}
-
-/** a @ b in plain JS: `batch` products of m x k by k x n (a batched when batch > 1, b shared). */
-function reference(
-  a: readonly number[],
-  b: readonly number[],
-  batch: number,
-  m: number,
-  n: number,
-  k: number,
-  transposedA: boolean,
-  transposedB: boolean,
-): number[] {
-  const out: number[] = [];
-  for (let t = 0; t < batch; t++)
-    for (let i = 0; i < m; i++)
-      for (let j = 0; j < n; j++) {
-        let sum = 0;
-        for (let q = 0; q < k; q++) {
-          const x = a[t * m * k + (transposedA ? q * m + i : i * k + q)];
-          const y = b[transposedB ? j * k + q : q * n + j];
-          sum += x * y;
-        }
-        out.push(sum);
-      }
-  return out;
 }
