@@ -6,19 +6,20 @@
  * fresh seeds and everything enabled).
  *
  * Fixed seeds, so a failure here reproduces with `npx tsx bench/differential.ts --seed S
- * --exclude <EXCLUDED below>`. The CPU device is cheap and gets many cases; OpenCL and
- * WebGPU compile each kernel (a tenth of a second or more on PoCL) and get a few.
+ * --exclude <EXCLUDED>` (test/support/differential/sample.ts). The CPU device is cheap and gets
+ * many cases; OpenCL and WebGPU compile each kernel (a tenth of a second or more on PoCL) and
+ * get a few. The cases against plain JS have files of their own: differential-computations (the
+ * computation library), differential-pointwise (payloads) and differential-arguments (what a
+ * kernel is called with).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCode, setWarningHandler, targetFacts, type Device, type LoopKernel } from '@loom/core';
-import { cpuDevice, jsTarget } from '@loom/codegen-js';
-import { supportsDType, testDevices } from './support/devices.ts';
+import { jsTarget } from '@loom/codegen-js';
+import { testDevices } from './support/devices.ts';
 import { compareArrays, floatsAgree } from './support/differential/compare.ts';
 import {
-  caseHasFinding,
   FeatureSet,
-  formatReport,
   limitsOf,
   planCase,
   runCase,
@@ -26,29 +27,8 @@ import {
   type CaseResult,
   type Feature,
 } from './support/differential/index.ts';
-import { pointwiseCase, runPointwiseCase } from './support/differential/pointwise.ts';
-import { runComputationCase } from './support/differential/computations.ts';
-import { runComplexParameterCase } from './support/differential/computation-complex.ts';
-import { runNoAxesCase } from './support/differential/computation-no-axes.ts';
-import { runMatmulConfigCase } from './support/differential/computation-matmul.ts';
-import { runArgumentCase } from './support/differential/kernel-arguments.ts';
-import { runStructCase } from './support/differential/struct-arrays.ts';
 import { runGroupRowsCase } from './support/differential/group-rows.ts';
-import { runLayoutCase } from './support/differential/argument-layouts.ts';
-import { integerCase, runIntegerCase } from './support/differential/pointwise-integers.ts';
-
-/**
- * Feature classes left out of the sample, each with the reason (issue 10: a class left out
- * for a bug names it, and its line goes when the fix lands; the sample must stay green):
- */
-const EXCLUDED: readonly Feature[] = [
-  // by design, not a bug: a kernel Loom warns about (WriteRaceConditionWarning) is run, as
-  // loopy runs it; the races that remain are the user's (a temporary set to 'local' or
-  // 'global' while parallel inames do not index it, a sweep too small for its l.auto tile).
-  // Loom's own race (a prefetch store repeated across a local iname its box does not move
-  // with) is fixed; without this feature a warned kernel's mismatch counts as declined
-  'warnedRaces',
-];
+import { casesOf, EXCLUDED, range, reference, sample } from './support/differential/sample.ts';
 
 /** Issue 27's argument layouts and spellings (argument-layouts.ts): sampled by their own test below. */
 const LAYOUTS: readonly Feature[] = [
@@ -115,29 +95,6 @@ const ISSUE_24: readonly Feature[] = [
  * b = NaN); no code generation can prevent that in general (README, semantics). runSeed
  * gives WebGPU each seed's case made without them (features.ts, `limitsOf`).
  */
-
-const reference = cpuDevice();
-
-async function sample(
-  seeds: readonly number[],
-  devices: Device[],
-  excluded: readonly Feature[],
-): Promise<CaseResult[]> {
-  const features = new FeatureSet(excluded);
-  const results: CaseResult[] = [];
-  for (const seed of seeds) {
-    for (const r of await runSeed(seed, features, devices, reference)) {
-      assert.ok(
-        !caseHasFinding(r),
-        `\n${formatReport(r)}\nreproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${excluded.join(',')}`,
-      );
-      results.push(r);
-    }
-  }
-  return results;
-}
-
-const range = (from: number, count: number) => Array.from({ length: count }, (_, k) => from + k);
 
 /** A case's kernel has an argmax/argmin; its chain puts a reduction iname (k, k_inner, ...) on a local axis. */
 const usesArgmax = (r: Pick<CaseResult, 'kcase'>) => /\barg(max|min)\(/.test(r.kcase.instructions);
@@ -312,82 +269,6 @@ test("every device: issue 27's atomic stores and loads (atomic=init, forAtomic c
       );
 });
 
-test('every device: the computation library (reduce and scan with random predicates, shapes, axes and cuts; complex arrays) agrees with plain JS', async () => {
-  const features = new FeatureSet(EXCLUDED);
-  const ran: string[] = [];
-  for (const seed of range(24_000, 3)) {
-    const r = await runComputationCase(seed, features, testDevices());
-    assert.equal(
-      r.findings,
-      [],
-      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
-    );
-    ran.push(...r.ran);
-  }
-  assert.ok(
-    ran.some((w) => /^reduce.*, cut \d+ x \d+$/.test(w)) && ran.some((w) => w.startsWith('complex64')),
-    ran.join('; '),
-  );
-});
-
-/**
- * Runs the cases of `run` from seed `first` (at most `count` seeds) until each of `kinds` has
- * matched a case it ran; every case agrees with plain JS, and every kind ran.
- */
-async function seedsUntilEveryKind(
-  first: number,
-  count: number,
-  kinds: readonly RegExp[],
-  run: (
-    seed: number,
-    features: FeatureSet,
-    devices: Device[],
-  ) => Promise<{ ran: readonly string[]; findings: readonly string[] }>,
-): Promise<void> {
-  const features = new FeatureSet(EXCLUDED);
-  const ran: string[] = [];
-  for (let seed = first; seed < first + count && !kinds.every((k) => ran.some((w) => k.test(w))); seed++) {
-    const r = await run(seed, features, testDevices());
-    assert.equal(
-      r.findings,
-      [],
-      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
-    );
-    ran.push(...r.ran);
-  }
-  for (const k of kinds)
-    assert.ok(
-      ran.some((w) => k.test(w)),
-      `no case of ${k} ran: ${ran.join('; ')}`,
-    );
-}
-
-test('every device: complex parameters of computations (scalars, parts, norms, real x complex products) agree with plain JS', async () => {
-  // seeds from 31 000 until each of the four computations has run (computation-complex.ts)
-  await seedsUntilEveryKind(
-    31_000,
-    40,
-    [/scalars/, /combineComplex/, /Norm|normConst/, /matrixMul/],
-    runComplexParameterCase,
-  );
-});
-
-test('every device: computations with nothing to transform (no axes, or axes of length 1; rank 0 to 3) write their whole output', async () => {
-  // seeds from 41 000 until the empty axis list, axes of length 1 and a rank-0 array have each run
-  await seedsUntilEveryKind(41_000, 20, [/axes \(\)$/, /axes \(\d/, /shape \(\)/], runNoAxesCase);
-});
-
-test('every device: matrixMul with drawn tilings (float4 panels, a transposed as float4s, pipelined, two buffers) computes a*b exactly, or refuses before it runs', async () => {
-  // seeds from 51 015 until a product of a's k-major float4 panel, one of float4 reads and a refusal have each run
-  // (eight seeds: 51 022 is the first of the k-major float4 panel)
-  await seedsUntilEveryKind(
-    51_015,
-    8,
-    [/: matrixMul .*"aTransposedVectors":true/, /: matrixMul .*"vectorReads":true/, /: refused, /],
-    runMatmulConfigCase,
-  );
-});
-
 test('the same seed gives the same kernel, inputs and chain', async () => {
   const features = new FeatureSet(EXCLUDED);
   const [a, b] = [
@@ -440,115 +321,9 @@ test('a device that assumes finite floats: its non-finite reference elements are
   }
 });
 
-test('pointwise payloads (weak literals, === beside booleans, mixed dtypes) equal plain JS on every device, fixed seeds', async () => {
-  const features = new FeatureSet(EXCLUDED);
-  for (const device of testDevices()) {
-    const seeds = range(1, device === testDevices()[0] ? 30 : 6);
-    for (const seed of seeds) {
-      const finding = await runPointwiseCase(pointwiseCase(seed, features, supportsDType(device, 'float64')), device);
-      assert.is(
-        finding,
-        undefined,
-        `pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`,
-      );
-    }
-  }
-});
-
-test('integer pointwise payloads with edge operands (**, %, / by 0 and −1 from data, INT_MIN, literals at and beyond the range) follow the documented rules on every device, fixed seeds', async () => {
-  const features = new FeatureSet(EXCLUDED);
-  for (const device of testDevices()) {
-    for (const seed of range(1, device === testDevices()[0] ? 16 : 5)) {
-      const finding = await runIntegerCase(integerCase(seed, features, supportsDType(device, 'float64')), device);
-      assert.is(
-        finding,
-        undefined,
-        `integer pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`,
-      );
-    }
-  }
-});
-
-test('the integer cases expect the refusal of a negative literal compared with unsigned data (seed 3924308598 on the H200)', async () => {
-  // the generator expected x > (-255) over uint8 to compare by -255, where Loom refuses the comparison
-  const c = integerCase(3924308598, new FeatureSet(EXCLUDED), false);
-  assert.is(c.source, '(x, y) => x > (-255)');
-  assert.ok('error' in c.expected);
-  for (const device of testDevices()) assert.is(await runIntegerCase(c, device), undefined, device.name);
-});
-
-test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as two arguments) agree with plain JS on every device, or are LoomErrors where aliasing is unsafe, fixed seeds', async () => {
-  const features = new FeatureSet(EXCLUDED);
-  const ran: string[] = [];
-  for (const seed of range(25_000, 2)) {
-    const r = await runArgumentCase(seed, features, testDevices());
-    assert.equal(
-      r.findings,
-      [],
-      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
-    );
-    ran.push(...r.ran);
-  }
-  assert.ok(
-    ran.some((w) => w.startsWith('complex arguments')) && ran.some((w) => w.startsWith('aliased arguments')),
-    ran.join('; '),
-  );
-});
-
 test('a work-group a row, its reduction passed through global memory to the whole group, agrees with plain JS on every device, fixed seeds', async () => {
-  const features = new FeatureSet(EXCLUDED);
-  const ran: string[] = [];
-  for (const seed of range(31_000, 4)) {
-    const r = await runGroupRowsCase(seed, features, testDevices());
-    assert.equal(
-      r.findings,
-      [],
-      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
-    );
-    ran.push(...r.ran);
-  }
+  const ran = await casesOf(range(31_000, 4), runGroupRowsCase);
   assert.ok(ran.length === 4 * testDevices().length, ran.join('; '));
-});
-
-test('arrays of struct dtypes (nested structs, array fields, 64-bit fields where held) agree with plain JS on every device, or are LoomErrors where a field cannot be held, fixed seeds', async () => {
-  const features = new FeatureSet(EXCLUDED);
-  const ran: string[] = [];
-  for (const seed of range(29_000, 3)) {
-    const r = await runStructCase(seed, features, testDevices());
-    assert.equal(
-      r.findings,
-      [],
-      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
-    );
-    ran.push(...r.ran);
-  }
-  assert.ok(ran.length === 3, ran.join('; '));
-});
-
-test("argument layouts (order F, views with offsets and strides, padded arrays passed flat), loopy's argument spellings and complex value arguments agree with plain JS on every device, fixed seeds", async () => {
-  const features = new FeatureSet(EXCLUDED);
-  const ran: string[] = [];
-  for (const seed of range(27_000, 6)) {
-    const r = await runLayoutCase(seed, features, testDevices());
-    assert.equal(
-      r.findings,
-      [],
-      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
-    );
-    ran.push(...r.ran);
-  }
-  // the sample reaches a view, an F-order layout, a spelling other than a list, and a complex value
-  for (const kind of [
-    /views/,
-    / F /,
-    /arguments: (?!list)/,
-    /^complex value arguments/,
-    /^padded arguments: .*split by/,
-  ])
-    assert.ok(
-      ran.some((w) => kind.test(w)),
-      `no case matches ${kind}: ${ran.join('; ')}`,
-    );
 });
 
 test("every device: issue 27's global footprints of parametric size (addPrefetch, precompute into global memory) agree with the untransformed kernel", async () => {

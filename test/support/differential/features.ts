@@ -3,8 +3,8 @@ import { targetFacts, type Device } from '@loom/core';
 /**
  * The feature classes a differential case may use. Each can be excluded by name, so a
  * class whose bug is still being fixed does not hide every other disagreement behind it:
- * the CI test excludes exactly the classes listed (with the bug each waits for) in
- * test/differential.test.ts, and the bench enables everything unless told otherwise.
+ * the CI tests exclude exactly the classes listed (with the bug each waits for) in
+ * test/support/differential/sample.ts, and the bench enables everything unless told otherwise.
  */
 export const FEATURES = {
   // values and operations
