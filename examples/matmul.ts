@@ -145,7 +145,7 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, size?: numbe
  *
  * First the best scalar kernel measured so far, then the kernels that read both panels as float4s
  * (a's stored k-major, `aTransposedVectors`) with the staged loop unrolled, the fastest on NVIDIA's
- * CUDA and OpenCL, then the vector kernels (float4 staging loads,
+ * CUDA and OpenCL (also with each warp over 4 x 8 work-items, `subgroupShape`), then the vector kernels (float4 staging loads,
  * float4 reads of b's panel, float4 accumulators and stores of c: what hand-written OpenCL
  * SGEMMs do), those five pipelined (the next step's panels loaded into registers during this
  * step's product), a's panel read as float4s too, then the float4 staging loads alone for the
@@ -179,6 +179,9 @@ export function matmulSearchSpace(
   // asynchronously, b's panel filled by cp.async
   const { pipelined: _, ...throughRegisters } = FLOAT4_SGEMM;
   add(FLOAT4_SGEMM);
+  // the same with each warp over 4 x 8 work-items (cuBLAS's arrangement: a step of k reads 4 of a's
+  // float4s and 8 of b's where 16 x 2 reads 2 and 16, 192 bytes of local memory against 288)
+  add({ ...FLOAT4_SGEMM, subgroupShape: { rows: 4, columns: 8 } });
   if (options.asyncCopies) add({ ...throughRegisters, asyncCopies: true });
   add({ ...FLOAT4_SGEMM, tileK: 16 });
   add(throughRegisters);

@@ -36,13 +36,18 @@ test('every device: computations with nothing to transform (no axes, or axes of 
   await seedsUntilEveryKind(41_000, 20, [/axes \(\)$/, /axes \(\d/, /shape \(\)/], runNoAxesCase);
 });
 
-test('every device: matrixMul with drawn tilings (float4 panels, a transposed as float4s, pipelined, two buffers) computes a*b exactly, or refuses before it runs', async () => {
-  // seeds from 51 015 until a product of a's k-major float4 panel, one of float4 reads and a refusal have each run
-  // (eight seeds: 51 022 is the first of the k-major float4 panel)
+test('every device: matrixMul with drawn tilings (float4 panels, a transposed as float4s, pipelined, two buffers, subgroups over blocks) computes a*b exactly, or refuses before it runs', async () => {
+  // seeds from 51 015 until a product of a's k-major float4 panel, one of float4 reads, one with a subgroup
+  // shape and a refusal have each run (eight seeds: 51 022 is the first of the k-major float4 panel and of a subgroup shape)
   await seedsUntilEveryKind(
     51_015,
     8,
-    [/: matrixMul .*"aTransposedVectors":true/, /: matrixMul .*"vectorReads":true/, /: refused, /],
+    [
+      /: matrixMul .*"aTransposedVectors":true/,
+      /: matrixMul .*"vectorReads":true/,
+      /: matrixMul .*"subgroupShape"/,
+      /: refused, /,
+    ],
     runMatmulConfigCase,
   );
 });

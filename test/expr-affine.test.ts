@@ -118,6 +118,10 @@ test('simplify: multiples of the divisor leave an integer // and %', () => {
   assert.is(simplified('a[(8*k + j) // 4]'), 'a[(8*k + j) // 4]'); // j is not a multiple of 4: stays whole
   assert.is(simplified('a[(4*i - 1) // 4, (4*i - 1) % 4]'), 'a[i - 1, 3]'); // floor division: -1 // 4 is -1
   assert.is(simplified('a[(2*i + 1) // 4]'), 'a[(2*i + 1) // 4]'); // nothing divides out
+  // divisions in Q are integers held whole (a joined iname's parts): (4*(t % 8) + 1) // 4 is t % 8
+  assert.is(simplified('a[(32*(t // 8) + 4*(t % 8) + 1) // 4]'), 'a[8*(t // 8) + t % 8]');
+  assert.is(simplified('a[(32*(t // 8) + 4*(t % 8) + 1) % 4]'), 'a[1]');
+  assert.is(simplified('a[(4*(t % 8) + 2*(t // 8)) // 4]'), 'a[(4*(t % 8) + 2*(t // 8)) // 4]'); // 2*(t // 8) is no multiple
   assert.is(simplified('(4*x + 1) // 4'), '(4*x + 1) // 4'); // x may be a float
 });
 

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { addDtypes, autotune, DeviceArray, generateCode, LoomError, run, targetFacts } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
-import { tileMatmul } from '@loom/computation';
+import { FLOAT4_SGEMM, tileMatmul } from '@loom/computation';
 import {
   configProblem,
   matmulError,
@@ -142,6 +142,19 @@ const ASYNC_COPIES: MatmulConfig[] = [
   // b's so, a's k-major float4 panel through registers (a copy cannot transpose)
   { ...VECTOR_READS[3], aTransposedVectors: true, asyncCopies: true },
   { ...VECTOR_READS[0], aTransposedVectors: true, doubleBuffered: true, asyncCopies: true },
+  { ...VECTOR_READS[0], aTransposedVectors: true, asyncCopies: true, subgroupShape: { rows: 4, columns: 8 } },
+];
+
+// a subgroup's run of local ids over a block of the work-group's register tiles (4 x 8: NVIDIA's warps)
+const SUBGROUP_SHAPES: MatmulConfig[] = [
+  { ...A_TRANSPOSED_VECTORS[0], subgroupShape: { rows: 4, columns: 8 } },
+  { ...A_TRANSPOSED_VECTORS[2], subgroupShape: { rows: 8, columns: 4 } },
+  { ...A_TRANSPOSED_VECTORS[4], subgroupShape: { rows: 4, columns: 8 } },
+  { ...VECTOR_READS[2], subgroupShape: { rows: 4, columns: 8 } },
+  { ...PIPELINED[0], tileK: 32, subgroupShape: { rows: 2, columns: 16 } },
+  { ...PIPELINED[0], prefetch: false, pipelined: false, subgroupShape: { rows: 4, columns: 8 } },
+  // 4 x 16 a work-item: 32 x 8 register tiles, a warp over 4 x 8 of them
+  { ...A_TRANSPOSED_VECTORS[0], tileK: 32, regM: 4, regN: 16, pipelined: true, subgroupShape: { rows: 4, columns: 8 } },
 ];
 
 const clCode = (config: MatmulConfig, n: number) =>
@@ -218,6 +231,28 @@ test("aTransposedVectors: a's panel k-major of float4s, 4 rows a vector, read wh
   assert.match(
     configProblem({ ...VECTOR_CONFIGS[0], aTransposedVectors: true }) ?? '',
     'aTransposedVectors needs vectorReads and regM a multiple of 4',
+  );
+});
+
+test("subgroupShape: a warp's 32 work-items over 4 x 8 register tiles, their places joined onto l.0 and the blocks onto l.1", () => {
+  const code = clCode(SUBGROUP_SHAPES[0], 256);
+  assert.match(code, 'reqd_work_group_size(32, 8, 1)');
+  // work-item (lid(0), lid(1)): row block 4 * (lid(1) / 2) + lid(0) / 8, column block 8 * (lid(1) % 2) + lid(0) % 8
+  assert.match(
+    code,
+    'acc_k_outer_k_inner[0] + a_fetch[4 * (lid(1) / 2) + lid(0) / 8 + 32 * k_inner].s0 * b_fetch[32 * k_inner + 8 * (lid(1) % 2) + lid(0) % 8];',
+  );
+  assert.match(
+    code,
+    'c[8192 * gid(1) + 1024 * (lid(1) / 2) + 256 * (lid(0) / 8) + 32 * gid(0) + 8 * (lid(1) % 2) + lid(0) % 8] = acc_k_outer_k_inner[0];',
+  );
+  // the panels' fetches spread over the 32 x 8 work-items: a's 32 blocks of 4 rows along l.0
+  assert.match(code, 'a_vec[0] = a[8192 * gid(1) + 256 * lid(0) + 4 * k_outer + lid(1)];');
+  assert.not.match(code, '?');
+  assert.not.match(code, 'loom_floor_div');
+  assert.match(
+    configProblem({ ...SUBGROUP_SHAPES[0], subgroupShape: { rows: 3, columns: 8 } }) ?? '',
+    "subgroupShape 3 x 8 must divide the work-group's 16 x 16 register tiles",
   );
 });
 
@@ -346,7 +381,7 @@ test("aTransposed: a's panel column by column, so a blocked work-item's a values
 
 test('every configuration of the search space builds for OpenCL, the float4 ones with float4 loads', () => {
   const space = matmulSearchSpace();
-  assert.ok(space.length <= 80, `${space.length} configurations`);
+  assert.ok(space.length <= 81, `${space.length} configurations`);
   assert.is(space[0].vectorWidth, undefined);
   // then both panels read as float4s, the staged loop unrolled, a's loads a step ahead
   assert.ok(space[1].aTransposedVectors && space[1].unrollK && space[1].pipelined, JSON.stringify(space[1]));
@@ -363,9 +398,10 @@ test('every configuration of the search space builds for OpenCL, the float4 ones
   }
 });
 
-test('where the device copies asynchronously, the search tries b filled by cp.async beside a k-major a third, then the float4 panels so filled, double-buffered first', () => {
+test('where the device copies asynchronously, the search tries b filled by cp.async beside a k-major a fourth (after the tuned float4 kernel and its subgroups over 4 x 8 blocks), then the float4 panels so filled, double-buffered first', () => {
   const space = matmulSearchSpace({ asyncCopies: true });
-  assert.ok(space[2].asyncCopies && space[2].aTransposedVectors, JSON.stringify(space[2]));
+  assert.equal(space[2], { ...FLOAT4_SGEMM, subgroupShape: { rows: 4, columns: 8 } });
+  assert.ok(space[3].asyncCopies && space[3].aTransposedVectors, JSON.stringify(space[3]));
   const firstPanels = space.findIndex((c) => c.asyncCopies && !c.aTransposedVectors);
   assert.ok(space[firstPanels].doubleBuffered && space[firstPanels].vectorReads, JSON.stringify(space[firstPanels]));
   const asynchronous = space.filter((c) => c.asyncCopies);
@@ -419,12 +455,18 @@ for (const device of testDevices()) {
     }
   });
 
-  test(`${device.name}: the pipelined and double-buffered configurations, and those with a's panel transposed (scalars or float4s), compute a*b`, async () => {
+  test(`${device.name}: the pipelined and double-buffered configurations, those with a's panel transposed (scalars or float4s) and those with subgroups over blocks of work-items, compute a*b`, async () => {
     const n = 128;
     const a = randomFloat32(n * n, 5).map((x) => x - 0.5);
     const b = randomFloat32(n * n, 6).map((x) => x - 0.5);
     const expected = referenceMatmul(a, b, n);
-    for (const config of [...PIPELINED, ...A_TRANSPOSED, ...A_TRANSPOSED_VECTORS, ...DOUBLE_BUFFERED]) {
+    for (const config of [
+      ...PIPELINED,
+      ...A_TRANSPOSED,
+      ...A_TRANSPOSED_VECTORS,
+      ...DOUBLE_BUFFERED,
+      ...SUBGROUP_SHAPES,
+    ]) {
       const { c } = await run(matmulKernel(config, n), device, { a, b });
       const error = matmulError(c as Float32Array, expected, n);
       assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);

@@ -161,6 +161,23 @@ test('joinInames: only constant bounds over a rectangle, used together, can be j
   refuses(() => joinInames(nested, ['i', 'j']), /depend on 'i'/);
 });
 
+test("joinInames: the parts of a split loop join, though the split left their bounds implicit and tied to each other's", () => {
+  // i = 16*i_outer + 4*i_inner_outer + i_inner_inner: 0 <= 4*i_inner_outer + i_inner_inner <= 15 bounds i_inner_outer
+  let knl = makeKernel('{ [i,j]: 0<=i<64 and 0<=j<8 }', 'out[i, j] = a[i, j] + 1');
+  knl = splitIname(splitIname(knl, 'i', 16, { outerTag: 'g.0' }), 'i_inner', 4);
+  const joined = joinInames(knl, ['i_inner_inner', 'j'], 't', { tag: 'l.0' });
+  assert.equal(domains(joined), [
+    '{ [i_outer, i_inner_outer, t] : 0 <= i_outer <= 3 and 0 <= i_inner_outer <= 3 and 0 <= t <= 31 }',
+  ]);
+  assert.match(
+    insnText(joined),
+    'out[16*i_outer + (4*i_inner_outer + t // 8), t % 8] = a[16*i_outer + (4*i_inner_outer + t // 8), t % 8] + 1',
+  );
+  // a bound that the parts' boxes do not imply still ties them: 62 rows are no whole number of tiles
+  const ragged = splitIname(makeKernel('{ [i,j]: 0<=i<62 and 0<=j<8 }', 'out[i, j] = 1'), 'i', 4);
+  refuses(() => joinInames(ragged, ['i_inner', 'j']), /is tied to the iname 'i_outer'/);
+});
+
 // ---- fixParameters ----------------------------------------------------------------
 
 test('fixParameters: the value replaces the parameter in domains, shapes and code; the argument goes', () => {
@@ -403,6 +420,18 @@ for (const device of testDevices()) {
     assert.equal(
       Array.from(out as Float32Array),
       Array.from(a, (x) => 2 * x),
+    );
+  });
+
+  test(`${device.name}: the parts of a split loop joined onto a work-group axis cover every point once`, async () => {
+    let knl = makeKernel('{ [i,j]: 0<=i<64 and 0<=j<8 }', 'out[i, j] = a[i, j] + 1');
+    knl = splitIname(splitIname(knl, 'i', 16, { outerTag: 'g.0' }), 'i_inner', 4, { outerTag: 'l.1' });
+    const joined = joinInames(knl, ['i_inner_inner', 'j'], 't', { tag: 'l.0' });
+    const a = randomFloat32(64 * 8, 9);
+    const { out } = await run(joined, device, { a });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(a, (x) => Math.fround(x + 1)),
     );
   });
 

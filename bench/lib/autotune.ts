@@ -27,7 +27,7 @@ export interface TuneResult {
 /** A configuration in a few characters: 128x128x16 r8x8 strided unr. */
 export function describeConfig(c: MatmulConfig): string {
   const { along0, along1 } = workGroupOf(c);
-  return `${c.tileM}x${c.tileN}x${c.tileK} r${c.regM}x${c.regN} ${c.layout}${c.unrollK ? ' unr' : ''}${c.vectorWidth === 4 ? (c.vectorReads ? (c.aVectorReads ? ' float4 rw, a4' : c.aTransposedVectors ? ' float4 rw, aT4' : ' float4 rw') : ' float4 loads') : ''}${c.pipelined ? ' pipelined' : ''}${c.doubleBuffered ? ' double-buffered' : ''}${c.asyncCopies ? ' async' : ''}${c.groupsPerComputeUnit ? ` ${c.groupsPerComputeUnit} groups/unit` : ''}${c.prefetch ? '' : ' no-local'} (${along0 * along1} items)`;
+  return `${c.tileM}x${c.tileN}x${c.tileK} r${c.regM}x${c.regN} ${c.layout}${c.unrollK ? ' unr' : ''}${c.vectorWidth === 4 ? (c.vectorReads ? (c.aVectorReads ? ' float4 rw, a4' : c.aTransposedVectors ? ' float4 rw, aT4' : ' float4 rw') : ' float4 loads') : ''}${c.pipelined ? ' pipelined' : ''}${c.doubleBuffered ? ' double-buffered' : ''}${c.asyncCopies ? ' async' : ''}${c.groupsPerComputeUnit ? ` ${c.groupsPerComputeUnit} groups/unit` : ''}${c.subgroupShape ? ` subgroups ${c.subgroupShape.rows}x${c.subgroupShape.columns}` : ''}${c.prefetch ? '' : ' no-local'} (${along0 * along1} items)`;
 }
 
 /** The search space for `d`: with the asynchronously filled panels early where its target copies asynchronously. */

@@ -2,7 +2,8 @@
  * Differential cases of `matrixMul` with a drawn tiling (feature `computationMatmulConfigs`): the
  * SGEMM's configurations combine tiles, register tiles, strided or blocked layouts, float4 loads
  * and reads, a's panel transposed (as scalars or float4s), loads a step ahead, two buffers,
- * asynchronous copies, unrolled steps and launch bounds, and each new option multiplies what a
+ * asynchronous copies, unrolled steps, launch bounds and subgroups over blocks of work-items (joined
+ * local axes), and each new option multiplies what a
  * test list covers. This draws the combination, the shapes (a partial last step of k, matrices
  * smaller than a tile, a batch, transposed operands) and the dtype (int32, or float32 of small
  * integers: every sum exact), and runs the product on every device against plain JS. A
@@ -109,6 +110,7 @@ function drawConfig(random: () => number): MatmulConfig {
       ...(maybe(0.25) ? { doubleBuffered: true } : {}),
       ...(maybe(0.15) ? { asyncCopies: true } : {}),
       ...(maybe(0.1) ? { groupsPerComputeUnit: 2 } : {}),
+      ...(maybe(0.25) ? { subgroupShape: { rows: pick([1, 2, 4, 8]), columns: pick([1, 2, 4, 8, 16]) } } : {}),
     };
     const items = (config.tileM / config.regM) * (config.tileN / config.regN);
     // (an unrolled step of more than 256 multiply-adds a work-item takes the CPU machines' compilers a minute)

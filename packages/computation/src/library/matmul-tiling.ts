@@ -21,6 +21,7 @@ import {
   pipelinePrefetch,
   doubleBuffer,
   asyncCopies,
+  joinInames,
   prioritizeLoops,
   setOptions,
   splitArrayAxis,
@@ -118,6 +119,18 @@ export interface MatmulConfig {
    * registers within that share of the register file. Targets that cannot ask refuse the kernel.
    */
   readonly groupsPerComputeUnit?: number;
+  /**
+   * The work-items of each run of `rows * columns` consecutive local ids (a subgroup where it is
+   * that wide: NVIDIA's warps of 32) take a `rows x columns` block of the work-group's grid of
+   * register tiles, instead of a run of whole rows of it (16 x 2 for 128x128 tiles of 8x8). A warp
+   * over 4 x 8 work-items reads 4 distinct float4s of a's panel and 8 of b's a step of k, 192 bytes
+   * of local memory where 16 x 2 reads 288, the arrangement of cuBLAS-style kernels. The work-item's
+   * index along each axis splits in two and the low parts join onto l.0, the high parts onto l.1
+   * (`joinInames`), so the panels' fetches spread over a work-group of `rows * columns` along l.0.
+   * rows must divide the work-items along i (tileM / regM) and columns those along j; c must be
+   * whole tiles (the joined parts of a guarded edge tile would not span a box).
+   */
+  readonly subgroupShape?: { readonly rows: number; readonly columns: number };
 }
 
 /** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
@@ -153,15 +166,35 @@ export const FLOAT4_SGEMM: MatmulConfig = Object.freeze({
   pipelined: true,
 });
 
-/** The work-group's shape: work-items along j (l.0) and along i (l.1). */
+/**
+ * The work-group's shape on the hardware axes: work-items along l.0 and l.1. Without subgroupShape
+ * these are the register tiles along j and along i; with it, a subgroup's block along l.0 and the
+ * blocks along l.1.
+ */
 export function workGroupOf(config: MatmulConfig): { along0: number; along1: number } {
-  return { along0: config.tileN / config.regN, along1: config.tileM / config.regM };
+  const { columns, rows } = registerTilesOf(config);
+  const block = config.subgroupShape;
+  if (!block) return { along0: columns, along1: rows };
+  const items = block.rows * block.columns;
+  return { along0: items, along1: (columns * rows) / items };
+}
+
+/** The work-group's grid of register tiles: work-items along j (columns) and along i (rows). */
+function registerTilesOf(config: MatmulConfig): { columns: number; rows: number } {
+  return { columns: config.tileN / config.regN, rows: config.tileM / config.regM };
 }
 
 /** Why a configuration cannot be built (sizes that do not divide), or undefined when it can. */
 export function configProblem(config: MatmulConfig): string | undefined {
   const { tileM, tileN, tileK, regM, regN } = config;
   if (tileM % regM || tileN % regN) return 'the register tile must divide the work-group tile';
+  const block = config.subgroupShape;
+  if (block) {
+    const tiles = registerTilesOf(config);
+    const whole = (n: number) => Number.isInteger(n) && n > 0;
+    if (!whole(block.rows) || !whole(block.columns) || tiles.rows % block.rows || tiles.columns % block.columns)
+      return `subgroupShape ${block.rows} x ${block.columns} must divide the work-group's ${tiles.rows} x ${tiles.columns} register tiles`;
+  }
   const { along0, along1 } = workGroupOf(config);
   // a's panel is tileM x tileK, b's tileK x tileN: k runs along l.0 for a and along l.1 for b
   const vectorWidth = config.vectorWidth ?? 1;
@@ -260,13 +293,16 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
   const row = rowRuns ? 'i_inner_outer' : 'i_inner';
   if (vectorReads) knl = splitIname(knl, 'j_inner', 4, { innerTag: 'vec' });
   if (rowRuns) knl = splitIname(knl, 'i_inner', 4, { innerTag: 'ilp' });
+  const tiles = registerTilesOf(config);
   if (config.layout === 'strided') {
-    knl = splitIname(knl, row, along1, { outerTag: 'ilp', innerTag: 'l.1' });
-    knl = splitIname(knl, column, along0, { outerTag: 'ilp', innerTag: 'l.0' });
+    knl = splitIname(knl, row, tiles.rows, { outerTag: 'ilp' });
+    knl = splitIname(knl, column, tiles.columns, { outerTag: 'ilp' });
   } else {
-    knl = splitIname(knl, row, rowRuns ? regM / 4 : regM, { outerTag: 'l.1', innerTag: 'ilp' });
-    knl = splitIname(knl, column, vectorReads ? regN / 4 : regN, { outerTag: 'l.0', innerTag: 'ilp' });
+    knl = splitIname(knl, row, rowRuns ? regM / 4 : regM, { innerTag: 'ilp' });
+    knl = splitIname(knl, column, vectorReads ? regN / 4 : regN, { innerTag: 'ilp' });
   }
+  const items = config.layout === 'strided' ? 'inner' : 'outer';
+  knl = splitWorkItems(knl, `${row}_${items}`, `${column}_${items}`, config);
 
   // 3. The k loop in steps of tileK; each step's panels of a and b go to local memory.
   knl = splitIname(knl, 'k', tileK, layout.partialK ? { slabs: [0, 1] } : {});
@@ -276,16 +312,11 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
       temporaryAddressSpace: 'local' as const,
       dimArgNames: [...batchNames(name, axes), `${name}_dim_0`, `${name}_dim_1`],
     });
-    const rowInames = rowRuns
-      ? ['i_inner_outer_outer', 'i_inner_outer_inner', 'i_inner_inner']
-      : ['i_inner_outer', 'i_inner_inner'];
-    knl = addPrefetch(knl, 'a', [...rowInames, 'k_inner'], panelAxes('a', batch.a));
-    knl = addPrefetch(
-      knl,
-      'b',
-      ['k_inner', `${column}_outer`, `${column}_inner`, ...(vectorReads ? ['j_inner_inner'] : [])],
-      panelAxes('b', batch.b),
-    );
+    // the panels sweep every part of the tile's rows (a) or columns (b)
+    const parts = (tile: string) => knl.inames.filter((n) => n.startsWith(`${tile}_`));
+    knl = addPrefetch(knl, 'a', [...parts('i_inner'), 'k_inner'], panelAxes('a', batch.a));
+    knl = addPrefetch(knl, 'b', ['k_inner', ...parts('j_inner')], panelAxes('b', batch.b));
+    knl = placeWorkItems(knl, `${row}_${items}`, `${column}_${items}`, config);
     // 4. Every work-item fetches its share: neighbouring work-items (along l.0) read neighbouring
     //    words of a panel row, so each row is read from global memory in whole lines.
     if ((config.vectorWidth ?? 1) === 1) {
@@ -304,7 +335,7 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
     //    copied without passing through registers, waited for at the step's barrier
     //    (a's k-major float4 panel is filled through registers: a copy cannot transpose)
     if (config.asyncCopies) knl = asyncCopies(knl, rowRuns ? ['b_fetch'] : ['a_fetch', 'b_fetch']);
-  }
+  } else knl = placeWorkItems(knl, `${row}_${items}`, `${column}_${items}`, config);
   if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
   // 6. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
   knl = setOptions(knl, {
@@ -350,6 +381,36 @@ export function vectorViewArrays(config: MatmulConfig): string[] {
   if ((config.vectorWidth ?? 1) === 1) return [];
   const loaded = config.asyncCopies ? (config.aTransposedVectors ? ['a'] : []) : ['a', 'b'];
   return [...loaded, ...(config.vectorReads ? ['c'] : [])];
+}
+
+/**
+ * With subgroupShape, the work-item's index along i (`row`) and along j (`column`) each split into
+ * a block and a place within the block (`_outer`, `_inner`), before the panels' prefetches, whose
+ * indices must stay affine.
+ */
+function splitWorkItems(knl: LoopKernel, row: string, column: string, config: MatmulConfig): LoopKernel {
+  const block = config.subgroupShape;
+  if (!block) return knl;
+  return splitIname(splitIname(knl, row, block.rows), column, block.columns);
+}
+
+/**
+ * The work-item's index along i (`row`) and along j (`column`) onto the work-group's axes: l.1 and
+ * l.0, or with subgroupShape the places within a block joined onto l.0 (columns fastest) and the
+ * blocks onto l.1 (`splitWorkItems` split them).
+ */
+function placeWorkItems(knl: LoopKernel, row: string, column: string, config: MatmulConfig): LoopKernel {
+  if (!config.subgroupShape) return tagInames(knl, { [row]: 'l.1', [column]: 'l.0' });
+  try {
+    knl = joinInames(knl, [`${row}_inner`, `${column}_inner`], 'item_in_block', { tag: 'l.0' });
+    return joinInames(knl, [`${row}_outer`, `${column}_outer`], 'item_block', { tag: 'l.1' });
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    // guards at the edges of c bound a work-item's rows by the matrix's: no box to join
+    throw new LoomError(
+      `tileMatmul: subgroupShape joins each work-item's place onto l.0 and l.1, which needs whole tiles of c (its rows and columns multiples of tileM = ${config.tileM} and tileN = ${config.tileN}; pad the matrices): ${e.message.split('\n')[0]}`,
+    );
+  }
 }
 
 function batchNames(name: string, axes: number): string[] {

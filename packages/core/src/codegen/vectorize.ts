@@ -15,8 +15,9 @@
  * array of that many lanes is the vector `a[X]`.
  */
 import type { DType } from '../dtypes.ts';
-import { variable, type Expr } from '../expr/nodes.ts';
-import { fromLinear, mapExpr, someExpr, substitute, toLinear } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { fromLinear, mapExpr, someExpr } from '../expr/index.ts';
+import { fromLinearOverAtoms, isDivisionByConstant, toLinearOverAtoms } from '../expr/linear-atoms.ts';
 import { exprType, isHardwareId } from '../kernel/type-inference.ts';
 import { Linear, floorDiv } from '../linear.ts';
 import type { Stmt, VectorLoop } from './ast.ts';
@@ -59,7 +60,8 @@ function simplifyLaneDivisions(e: Expr, { iname, lanes }: VectorLoop): Expr {
     if (x.kind !== 'binary' || (x.op !== '//' && x.op !== '%') || x.right.kind !== 'int' || x.right.value <= 0)
       return x;
     const d = x.right.value;
-    const lin = toLinear(x.left);
+    const form = toLinearOverAtoms(x.left, (y) => isDivisionByConstant(y) && !mentions(y, iname));
+    const lin = form?.linear;
     if (!lin?.dependsOn(iname)) return x;
     // lin = d*Q + R, with R the lane term and the constant: R's range must lie in one multiple of d
     const rest = lin.without([iname]).sub(lin.constant);
@@ -72,7 +74,7 @@ function simplifyLaneDivisions(e: Expr, { iname, lanes }: VectorLoop): Expr {
       rest.variables.map((n) => [n, rest.coeff(n) / d] as const),
       q,
     );
-    if (x.op === '//') return fromLinear(quotient);
+    if (x.op === '//') return fromLinearOverAtoms(quotient, form!.atoms);
     return fromLinear(Linear.of([[iname, c]], lin.constant - q * d));
   });
 }
@@ -207,15 +209,19 @@ const VECTOR_ELEMENTS: readonly DType[] = [
  */
 export function vectorIndex(index: Expr, { iname, lanes }: VectorLoop, width: number | undefined): Expr | undefined {
   if (width !== lanes) return undefined;
-  return withHardwareIds(index, (lin) => {
-    if (lin.coeff(iname) !== 1) return undefined;
-    const rest = lin.without([iname]);
-    if (rest.constant % lanes !== 0 || rest.variables.some((n) => rest.coeff(n) % lanes !== 0)) return undefined;
-    return Linear.of(
-      rest.variables.map((n) => [n, rest.coeff(n) / lanes] as const),
-      rest.constant / lanes,
-    );
-  });
+  return withAtoms(
+    index,
+    (lin) => {
+      if (lin.coeff(iname) !== 1) return undefined;
+      const rest = lin.without([iname]);
+      if (rest.constant % lanes !== 0 || rest.variables.some((n) => rest.coeff(n) % lanes !== 0)) return undefined;
+      return Linear.of(
+        rest.variables.map((n) => [n, rest.coeff(n) / lanes] as const),
+        rest.constant / lanes,
+      );
+    },
+    iname,
+  );
 }
 
 /**
@@ -225,7 +231,7 @@ export function vectorIndex(index: Expr, { iname, lanes }: VectorLoop, width: nu
  */
 export function laneOf(index: Expr, lanes: number): { readonly vector: Expr; readonly lane: number } | undefined {
   let lane = 0;
-  const vector = withHardwareIds(index, (lin) => {
+  const vector = withAtoms(index, (lin) => {
     if (lin.variables.some((n) => lin.coeff(n) % lanes !== 0)) return undefined;
     lane = ((lin.constant % lanes) + lanes) % lanes;
     return Linear.of(
@@ -238,17 +244,15 @@ export function laneOf(index: Expr, lanes: number): { readonly vector: Expr; rea
 
 /**
  * `f` applied to `index` as a linear expression, hardware ids (`lid(0)`, put for parallel
- * inames) taken as variables; its answer back as an expression, ids restored.
+ * inames) and divisions by constants (a joined iname's parts, `lid(0) % 8`) taken as variables,
+ * except those that hold the `lane` iname; its answer back as an expression, the atoms restored.
  */
-function withHardwareIds(index: Expr, f: (lin: Linear) => Linear | undefined): Expr | undefined {
-  const ids = new Map<string, Expr>();
-  const opened = mapExpr(index, (x) => {
-    if (!isHardwareId(x)) return x;
-    const name = `\u0000id${ids.size}`;
-    ids.set(name, x);
-    return variable(name);
-  });
-  const lin = toLinear(opened);
-  const answer = lin && f(lin);
-  return answer && substitute(fromLinear(answer), ids);
+function withAtoms(index: Expr, f: (lin: Linear) => Linear | undefined, lane?: string): Expr | undefined {
+  const isAtom = (x: Expr) =>
+    isHardwareId(x) || (isDivisionByConstant(x) && (lane === undefined || !mentions(x, lane)));
+  const form = toLinearOverAtoms(index, isAtom);
+  const answer = form && f(form.linear);
+  return answer && fromLinearOverAtoms(answer, form.atoms);
 }
+
+const mentions = (e: Expr, name: string) => someExpr(e, (x) => x.kind === 'var' && x.name === name);

@@ -10,6 +10,7 @@
  */
 import { exprEquals, freeVariables } from './analysis.ts';
 import { foldInteger, fromLinear, toLinear } from './affine.ts';
+import { fromLinearOverAtoms, isDivisionByConstant, toLinearOverAtoms } from './linear-atoms.ts';
 import { bool, int, type Expr } from './nodes.ts';
 import { Linear, floorDiv } from '../linear.ts';
 import { mapChildren } from './visit.ts';
@@ -138,21 +139,25 @@ function compareNumbers(op: Extract<Expr, { kind: 'compare' }>['op'], a: number,
 /**
  * `(d*Q + r) // d` is `Q` and `(d*Q + r) % d` is `r`, exactly, for an integer Q, d > 0 and a
  * constant r in [0, d) (floor division): `(4*i + 1) // 4` is `i`, `(4*i + 1) % 4` is `1`. What
- * splitIname and splitArrayAxis leave once a lane is unrolled. A remainder with variables
+ * splitIname and splitArrayAxis leave once a lane is unrolled; Q's terms may be divisions themselves
+ * (`(4*(t % 8) + 1) // 4` is `t % 8`: the parts of a joined iname). A remainder with variables
  * (`(4*i + j) // 4`) stays whole: the access guards prove that form in bounds.
  */
 function divideOutMultiples(e: Expr, integer: boolean, options: SimplifyOptions): Expr {
   if (e.kind !== 'binary' || (e.op !== '//' && e.op !== '%') || e.right.kind !== 'int' || e.right.value <= 0) return e;
   const known = integer || (options.isInteger !== undefined && [...freeVariables(e.left)].every(options.isInteger));
-  const lin = known ? toLinear(e.left) : undefined;
+  // Q may hold divisions of its own (joinInames' parts): each is an integer, held whole
+  const form = known ? toLinearOverAtoms(e.left, isDivisionByConstant) : undefined;
   const d = e.right.value;
+  const lin = form?.linear;
   if (lin === undefined || lin.variables.length === 0 || lin.variables.some((v) => lin.coeff(v) % d !== 0)) return e;
   if (e.op === '%') return int(floorMod(lin.constant, d));
-  return fromLinear(
+  return fromLinearOverAtoms(
     Linear.of(
       lin.variables.map((v) => [v, lin.coeff(v) / d] as const),
       floorDiv(lin.constant, d),
     ),
+    form!.atoms,
   );
 }
 

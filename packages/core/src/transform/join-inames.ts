@@ -74,6 +74,7 @@ export function joinInames(
   const inherited = inheritedTag(knl, list, options.tag !== undefined);
   checkJoinable(knl, list);
   knl = withoutBoundsImpliedByParents(knl, list);
+  knl = withBoxesMadeExplicit(knl, list);
   const taken = new Set([
     ...knl.inames,
     ...knl.args.map((a) => a.name),
@@ -208,6 +209,54 @@ function withoutBoundsImpliedByParents(knl: LoopKernel, list: readonly string[])
     domains[index] = domain.gist(domainOf(knl, parents));
   }
   return domains ? knl.with({ domains }) : knl;
+}
+
+/**
+ * splitIname leaves each part's bounds implicit: `0 <= 4*o + i <= 15` with `0 <= i <= 3` bounds
+ * `o` by 0 and 3, and the original loop's bound (`0 <= 64*a + 16*o + 4*i + d <= 127`) ties every part
+ * to the others though the parts' boxes imply it. The constant bounds of the inames such constraints
+ * mention are stated
+ * (valid bounds of the rational shadow, so the points stay the same), and each constraint tying a
+ * joined iname to another that the rest of the domain implies (exactly, over the integers) is
+ * dropped, so that the box test below sees the rectangle the parts span.
+ */
+function withBoxesMadeExplicit(knl: LoopKernel, list: readonly string[]): LoopKernel {
+  const joined = new Set(list);
+  let domains: BasicSet[] | undefined;
+  for (const index of new Set(list.map((n) => homeDomainIndex(knl, n)))) {
+    const domain = knl.domains[index];
+    const mentionsJoined = (c: Constraint) => c.expr.variables.some((v) => joined.has(v));
+    const tiesOthers = (c: Constraint) => mentionsJoined(c) && c.expr.variables.some((v) => !joined.has(v));
+    if (!domain.constraints.some(tiesOthers)) continue;
+    // the bounds of every iname such a constraint mentions: it may be the only one to bound them
+    const mentioned = new Set(domain.constraints.filter(tiesOthers).flatMap((c) => c.expr.variables));
+    const boxes = domain.dims
+      .filter((n) => mentioned.has(n))
+      .flatMap((n) => constantBounds(domain, n))
+      .filter((c) => !domain.constraints.some((d) => d.kind === c.kind && d.expr.equals(c.expr)));
+    let constraints = [...domain.constraints, ...boxes];
+    for (const c of domain.constraints.filter(tiesOthers)) {
+      const rest = constraints.filter((d) => d !== c);
+      if (BasicSet.fromConstraints(domain.params, domain.dims, rest, domain.existentials).implies(c))
+        constraints = rest;
+    }
+    domains ??= [...knl.domains];
+    domains[index] = BasicSet.fromConstraints(domain.params, domain.dims, constraints, domain.existentials);
+  }
+  return domains ? knl.with({ domains }) : knl;
+}
+
+/** `lower <= iname <= upper` where the domain bounds the iname by constants (its rational shadow's bounds, rounded inwards). */
+function constantBounds(domain: BasicSet, iname: string): Constraint[] {
+  const v = Linear.variable(iname);
+  const constant = (bounds: readonly { expr: Linear; divisor: number }[]) =>
+    bounds.filter((b) => b.expr.variables.length === 0).map((b) => b.expr.constant / b.divisor);
+  const lowers = constant(domain.lowerBounds(iname, []));
+  const uppers = constant(domain.upperBounds(iname, []));
+  return [
+    ...(lowers.length ? [{ kind: 'ge' as const, expr: v.sub(Math.ceil(Math.max(...lowers))) }] : []),
+    ...(uppers.length ? [{ kind: 'ge' as const, expr: Linear.constant(Math.floor(Math.min(...uppers))).sub(v) }] : []),
+  ];
 }
 
 /**
