@@ -23,7 +23,7 @@ import { hostArrayConstructor, hostLanes, isFloat, type DType } from '../dtypes.
 import { LoomError } from '../errors.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { evaluateInt } from '../runtime/evaluate.ts';
-import { setOptions } from '../transform/basic.ts';
+import { prioritizeLoops, setOptions } from '../transform/basic.ts';
 import { splitIname } from '../transform/split-iname.ts';
 import { makeKernel } from '../frontend/make-kernel.ts';
 import { globalArg } from '../frontend/argument-specs.ts';
@@ -142,7 +142,8 @@ function chainKernel(): LoopKernel {
   // the steps unrolled by eight here, not left to the device's compiler (NVIDIA's Vulkan driver kept
   // the loop: a compare and a branch per four multiply-adds); fused, as WGSL spells it with `fma`
   const split = splitIname(knl, 'i', GROUP, { outerTag: 'g.0', innerTag: 'l.0' });
-  return setOptions(splitIname(split, 'k', UNROLLED_STEPS, { innerTag: 'unr' }), { fusedMultiplyAdd: true });
+  const unrolled = prioritizeLoops(splitIname(split, 'k', UNROLLED_STEPS, { innerTag: 'unr' }), 'k_outer,k_inner');
+  return setOptions(unrolled, { fusedMultiplyAdd: true });
 }
 
 /** Median wall time of a launch over `n` elements. */

@@ -21,6 +21,7 @@ import { isParallelTag, type AddressSpace, type Instruction, type LoopKernel } f
 import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 import { assignAutomaticAxes } from './automatic-axes.ts';
+import { prioritizeLoops } from './basic.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { rebaseCoupledReductions } from './footprint-reductions.ts';
 import { footprintBarriers } from './footprint-barriers.ts';
@@ -527,9 +528,11 @@ function tagStoreInames(result: LoopKernel, spec: FootprintStore, stored: readon
     );
   }
   if (!auto.length) return result;
-  const placed = assignAutomaticAxes(result, auto);
-  if (spec.roundTag === undefined || spec.roundTag === null) return placed;
+  let placed = assignAutomaticAxes(result, auto);
   const rounds = auto.map((n) => `${n}_outer`).filter((n) => placed.inames.includes(n) && !result.inames.includes(n));
+  // rounds along two axes go row by row, as the array lies in memory (stated: the nesting is not left to chance)
+  if (rounds.length > 1) placed = prioritizeLoops(placed, rounds);
+  if (spec.roundTag === undefined || spec.roundTag === null) return placed;
   return rounds.length
     ? tagInames(
         placed,
