@@ -10,8 +10,10 @@
 #
 # LIST holds a configuration a line: BACKEND NAME CONFIG_JSON [VAR='VALUE' ...] (blank lines and # comments
 # skipped; the JSON without spaces). The variables are set for that process only (LOOM_OPENCL_OPTIONS,
-# LOOM_OPENCL_BUILD_LOG, LOOM_BENCH_DAWN). Writes into $OUT/sgemm-configs (default /tmp there and here):
-# torch.jsonl, BACKEND-NAME.jsonl and .log, NAME.cu and registers.txt; prints one line a configuration.
+# LOOM_OPENCL_BUILD_LOG, LOOM_BENCH_DAWN). ONLY='REGEX' keeps the lines whose "BACKEND NAME" matches (a long
+# list split over device calls: about 10 s a configuration, and nvcc's count a few seconds more; REGISTERS=0
+# skips the count). Writes into $OUT/sgemm-configs (default /tmp there and here): torch.jsonl,
+# BACKEND-NAME.jsonl and .log, NAME.cu and registers.txt; prints one line a configuration.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 list=${1:?usage: bash bench/sgemm-configs.sh LIST [--local]}
@@ -35,8 +37,9 @@ fi
 : > "$out/registers.txt"
 while read -r backend name config vars; do
   case $backend in '' | '#'*) continue ;; esac
+  [[ "$backend $name" =~ ${ONLY:-.} ]] || continue
   # the CUDA C of the configuration, and what ptxas gives it (registers, spills), once a name
-  if ! grep -q "^$name " "$out/registers.txt" && command -v nvcc > /dev/null; then
+  if [ "${REGISTERS:-1}" != 0 ] && ! grep -q "^$name " "$out/registers.txt" && command -v nvcc > /dev/null; then
     "${emit[@]}" --config="$config" --n="$sizes" --out="$out/$name.emit" > /dev/null 2>&1 &&
       cp "$out/$name.emit/kernel.cu" "$out/$name.cu" &&
       echo "$name $(nvcc -arch=sm_90 -cubin -Xptxas -v -o /dev/null "$out/$name.cu" 2>&1 | grep -oE 'Used [0-9]+ registers|[0-9]+ bytes spill stores' | tr '\n' ' ')" >> "$out/registers.txt"

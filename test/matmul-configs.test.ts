@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { addDtypes, autotune, DeviceArray, generateCode, LoomError, run, targetFacts } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
+import { wgslTarget } from '@loom/codegen-wgsl';
 import { FLOAT4_SGEMM, tileMatmul } from '@loom/computation';
 import {
   configProblem,
@@ -254,6 +255,23 @@ test("subgroupShape: a warp's 32 work-items over 4 x 8 register tiles, their pla
     configProblem({ ...SUBGROUP_SHAPES[0], subgroupShape: { rows: 3, columns: 8 } }) ?? '',
     "subgroupShape 3 x 8 must divide the work-group's 16 x 16 register tiles",
   );
+});
+
+test('WGSL: the float4 panels are workgroup arrays of vec4s, read a vector at a time (one index, one clamp for four lanes), the product one fma of vectors', () => {
+  const code = generateCode(
+    addDtypes(matmulKernel(A_TRANSPOSED_VECTORS[0], 256), { a: 'float32', b: 'float32' }),
+    wgslTarget(),
+  ).code;
+  assert.match(code, 'var<workgroup> a_fetch: array<vec4<f32>, 512>;');
+  assert.match(code, 'var<workgroup> b_fetch: array<vec4<f32>, 512>;');
+  // a's lane of the step times b's float4, added to the float4 accumulator
+  assert.match(
+    code,
+    'acc_k_outer_k_inner[0i] = fma(vec4<f32>(a_fetch[local_id.y + 32i * k_inner].x), b_fetch[32i * k_inner + local_id.x], acc_k_outer_k_inner[0i]);',
+  );
+  // b's staged vector stored whole, a's lanes stored down the k-major panel as components
+  assert.match(code, /b_fetch\[[^\]]*\] = b_vec\[0i\];/);
+  assert.match(code, /a_fetch\[[^\]]*\]\.y = a_vec\[0i\]\.x;/);
 });
 
 test('pipelined: the loads of step k_outer + 1 go to registers before the product of step k_outer, the first step before the loop', () => {

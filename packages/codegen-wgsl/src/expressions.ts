@@ -429,10 +429,13 @@ export class ExpressionPrinter {
     const a = this.print(product.left, t);
     const b = this.print(product.right, t);
     const c = this.print(addend, t);
+    // in a vector statement fma takes three vectors: a scalar operand beside them is splatted
+    const lanes = a.lanes ?? b.lanes ?? c.lanes;
+    const [va, vb, vc] = [a, b, c].map((p) => (lanes && !p.lanes ? primary(splat(p, lanes), t) : p));
     const negated = (p: Printed) => `-${operand(p, Prec.Unary)}`;
-    const first = negateProduct ? negated(a) : a.text;
-    const last = e.op === '-' && !negateProduct ? negated(c) : c.text;
-    return call('fma', [first, b.text, last], t);
+    const first = negateProduct ? negated(va) : va.text;
+    const last = e.op === '-' && !negateProduct ? negated(vc) : vc.text;
+    return { ...call('fma', [first, vb.text, last], t), lanes };
   }
 
   /** Comparisons in the promoted type of both sides. */

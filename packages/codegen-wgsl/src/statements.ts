@@ -488,17 +488,21 @@ class KernelPrinter {
 
   private declaration(s: Extract<Stmt, { kind: 'declare' }>): void {
     switch (s.addressSpace) {
-      case 'local':
-        return; // a var<workgroup> at module scope (target.ts)
+      case 'local': {
+        // a var<workgroup> at module scope (target.ts), of vectors where it has a vec axis
+        const lanes = vectorLanesOf(s);
+        if (lanes) this.vectorTemporaries.set(s.name, lanes);
+        return;
+      }
       case 'global':
         throw new LoomError(
           `temporary '${s.name}' lives in global memory, which the WGSL target does not allocate yet; make it local or private`,
         );
       default: {
         const t = computeType(s.dtype);
-        const lanes = s.vectorWidth;
+        const lanes = vectorLanesOf(s);
         const length = constantLength(s, 'WGSL');
-        if ((lanes === 2 || lanes === 4) && VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && length !== undefined) {
+        if (lanes && length !== undefined) {
           // a private array with a vec axis of 2 or 4 lanes: vectors, as arguments are (bindings.ts)
           this.vectorTemporaries.set(s.name, lanes);
           this.line(`var ${this.context.names.of(s.name)}: array<vec${lanes}<${t}>, ${length / lanes}>;`);
@@ -610,4 +614,19 @@ function affineFirst(e: Expr): Expr {
     terms.push(c === 1 ? v : c === -1 ? E.neg(v) : E.mul(E.int(c), v));
   }
   return terms.slice(1).reduce((acc, t) => E.add(acc, t), terms[0]);
+}
+
+/**
+ * The lanes of the vectors a temporary is held as (an array with a `vec` axis of 2 or 4 lanes of a
+ * 32-bit dtype, private or in workgroup memory: `array<vec4<f32>, N>`), or undefined where it is
+ * held as scalars (a constant table, an atomic one, one of runtime size). A vector statement reads
+ * and writes such an array a whole vector at a time, one index and one robustness clamp for four
+ * lanes; a single lane is a component (`a[i].z`).
+ */
+export function vectorLanesOf(s: Extract<Stmt, { kind: 'declare' }>): 2 | 4 | undefined {
+  const lanes = s.vectorWidth;
+  if (lanes !== 2 && lanes !== 4) return undefined;
+  return VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && !s.forAtomic && typeof s.length === 'number'
+    ? lanes
+    : undefined;
 }

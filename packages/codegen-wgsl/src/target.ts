@@ -46,7 +46,7 @@ import { helperDefinition, helperDependencies, helperName, type HelperKind } fro
 import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 import { NameTable } from './names.ts';
 import { structDeclarations, structNames } from './structs.ts';
-import { printDeviceFunction, printKernel } from './statements.ts';
+import { printDeviceFunction, printKernel, vectorLanesOf } from './statements.ts';
 import { UserFunctions, WGSL_FUNCTION_DIALECTS } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
 
@@ -311,6 +311,9 @@ function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: Wgsl
     const t = atomic ? atomicElementType(atomic) : computeType(d.dtype as DType);
     const length = constantLength(d, 'WGSL');
     bytes += (length ?? 1) * (t === 'f16' ? 2 : 4);
+    const lanes = atomic ? undefined : vectorLanesOf(d);
+    if (lanes && length !== undefined)
+      return `var<workgroup> ${names.of(d.name)}: array<vec${lanes}<${t}>, ${length / lanes}>;`;
     return `var<workgroup> ${names.of(d.name)}: ${length === undefined ? t : `array<${t}, ${length}>`};`;
   });
   checkWorkgroupStorage(k.name, bytes, locals.map((d) => d.name).join(', '), limits);

@@ -37,8 +37,10 @@ export async function runMatmulConfigCase(
   // k for two buffers, operands row by row; the rest draws what it must refuse)
   const around = (tile: number) => Math.max(1, tile * pick([0.5, 1, 1, 2]) + pick([0, 0, -3, 5]));
   const float4s = (x: number) => (random() < 0.9 ? 4 * Math.ceil(x / 4) : x);
-  const m = around(config.tileM);
-  const n = float4s(around(config.tileN));
+  // subgroups over blocks need whole tiles of c: mostly so (the rest draws the refusal)
+  const wholeTiles = config.subgroupShape !== undefined && random() < 0.8;
+  const m = wholeTiles ? config.tileM * pick([1, 2]) : around(config.tileM);
+  const n = wholeTiles ? config.tileN * pick([1, 2]) : float4s(around(config.tileN));
   const k =
     random() < (config.doubleBuffered ? 0.9 : 0.6) ? config.tileK * pick([1, 2, 3]) : float4s(around(config.tileK));
   const batch = random() < 0.2 ? 2 : 0;
