@@ -349,10 +349,27 @@ test("doubleBuffered: the panels of the first step before the loop, then per ste
   assert.is((staged.match(/barrier\(/g) ?? []).length, 3, staged);
 });
 
-test('groupsPerComputeUnit: asked of the CUDA compiler as launch bounds; a target that cannot ask refuses it', () => {
+test("groupsPerComputeUnit: asked of the CUDA compiler as launch bounds, of NVIDIA's OpenCL compiler as a cap on registers; a target that cannot ask refuses it", () => {
   const config: MatmulConfig = { ...A_TRANSPOSED_VECTORS[0], groupsPerComputeUnit: 2 };
   const knl = addDtypes(matmulKernel(config, 256), { a: 'float32', b: 'float32' });
   assert.match(generateCode(knl, cudaTarget()).code, '__launch_bounds__(256, 2)');
+  // an OpenCL device whose compiler takes a cap (NVIDIA's: 65536 registers a multiprocessor): 2 x 256 work-items of 128
+  const nvidia = generateCode(knl, openclTarget({ registersPerComputeUnit: 65536 }));
+  assert.equal(nvidia.extra, { buildOptions: ['-cl-nv-maxrregcount=128'] });
+  // three groups: 85 registers, rounded down to 80; no request, no option
+  const three = addDtypes(matmulKernel({ ...config, groupsPerComputeUnit: 3 }, 256), { a: 'float32', b: 'float32' });
+  assert.equal(generateCode(three, openclTarget({ registersPerComputeUnit: 65536 })).extra, {
+    buildOptions: ['-cl-nv-maxrregcount=80'],
+  });
+  const unasked = addDtypes(matmulKernel(A_TRANSPOSED_VECTORS[0], 256), { a: 'float32', b: 'float32' });
+  assert.is(generateCode(unasked, openclTarget({ registersPerComputeUnit: 65536 })).extra, undefined);
+  // fewer than 16 registers a work-item: refused
+  const crowded = addDtypes(matmulKernel({ ...config, groupsPerComputeUnit: 32 }, 256), { a: 'float32', b: 'float32' });
+  assert.throws(
+    () => generateCode(crowded, openclTarget({ registersPerComputeUnit: 65536 })),
+    (e: unknown) => e instanceof LoomError && /fewer than the 16 a kernel needs/.test((e as Error).message),
+  );
+  // other OpenCL devices (PoCL here) cannot ask
   assert.throws(
     () => generateCode(knl, openclTarget()),
     (e: unknown) => e instanceof LoomError && /asks for 2 work-groups per compute unit/.test((e as Error).message),

@@ -264,7 +264,7 @@ test('the target and device factories (checked before any driver is looked for)'
   );
   assert.match(
     loomError(() => openclTarget({ fp16: 'storage' } as Extra)).message,
-    /^openclTarget: unknown option 'fp16' \(known: float16, subgroups\)$/,
+    /^openclTarget: unknown option 'fp16' \(known: float16, subgroups, registersPerComputeUnit\)$/,
   );
   assert.match(
     loomError(() => wgslTarget({ shaderf16: false } as Extra)).message,

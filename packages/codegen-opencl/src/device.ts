@@ -81,6 +81,10 @@ class ClDevice implements OpenCLDevice {
       float16: context.info.supportsFloat16 ? 'native' : 'storage',
       // NVIDIA's OpenCL has no cl_khr_subgroups, but its compiler takes the warp's PTX shuffles
       subgroups: extensions.includes('cl_khr_subgroups') ? 'khr' : /nvidia/i.test(platformName) ? 'nvidia-ptx' : 'none',
+      // where the compiler takes a cap on registers (NVIDIA's): minGroupsPerComputeUnit is honoured
+      ...(context.info.registersPerComputeUnit
+        ? { registersPerComputeUnit: context.info.registersPerComputeUnit }
+        : {}),
     });
   }
 
@@ -96,6 +100,8 @@ class ClDevice implements OpenCLDevice {
       ...this.semanticsOptions(),
       ...workaround,
       ...(options.buildOptions ?? []),
+      // what the program asks for (a cap on registers: minGroupsPerComputeUnit)
+      ...(code.extra?.buildOptions ?? []),
       ...environmentOptions(),
     ]);
     // the driver's own account of the build (with NVIDIA's -cl-nv-verbose: each kernel's registers)

@@ -14,6 +14,8 @@ import {
   type Target,
   type TargetOutput,
   checkOptionKeys,
+  constantLocalSize,
+  LoomError,
   optionKeys,
 } from '@loom/core';
 import { printCProgram } from '@loom/codegen-cfamily';
@@ -21,10 +23,13 @@ import { openclDialect } from './dialect.ts';
 import { KHR_SUBGROUPS, PTX_SUBGROUPS } from './subgroups.ts';
 
 /** The options openclTarget reads; any other key is an error. */
-const OPENCL_TARGET_OPTIONS = optionKeys<OpenCLTargetOptions>()(['float16', 'subgroups']);
+const OPENCL_TARGET_OPTIONS = optionKeys<OpenCLTargetOptions>()(['float16', 'subgroups', 'registersPerComputeUnit']);
 
-/** OpenCL C needs nothing but the code and its kernels' names: the driver finds the rest in it. */
-export type OpenCLExtra = undefined;
+/**
+ * What the driver needs beside the code and its kernels' names (it finds the rest in the code):
+ * build options the program asks for, or undefined.
+ */
+export type OpenCLExtra = { readonly buildOptions: readonly string[] } | undefined;
 
 /** Options of `openclTarget`. */
 export interface OpenCLTargetOptions {
@@ -40,6 +45,15 @@ export interface OpenCLTargetOptions {
    * no cl_khr_subgroups), `'none'` where the device has neither (a kernel calling one is refused).
    */
   readonly subgroups?: 'khr' | 'nvidia-ptx' | 'none';
+  /**
+   * The 32-bit registers a compute unit gives its work-groups, where the device's compiler takes a
+   * cap on each work-item's (NVIDIA's `-cl-nv-maxrregcount`; the OpenCL device sets it from the
+   * driver). With it, a kernel's `minGroupsPerComputeUnit` is honoured: the program is built with
+   * each work-item's registers capped at `registersPerComputeUnit / (work-group size x groups)`
+   * (rounded down to a multiple of 8, at most 255; the smallest of its kernels' caps, since the
+   * option is the program's). Without it such a kernel is refused.
+   */
+  readonly registersPerComputeUnit?: number;
 }
 
 /** What each spelling of subgroups states to core: its dtypes and its subgroups' width. */
@@ -62,9 +76,14 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
   checkOptionKeys('openclTarget', options, OPENCL_TARGET_OPTIONS);
   const halfStorage = options.float16 === 'storage';
   const subgroups = options.subgroups ?? 'khr';
+  const registers = options.registersPerComputeUnit;
+  if (registers !== undefined && !(Number.isInteger(registers) && registers > 0))
+    throw new LoomError(`openclTarget: registersPerComputeUnit must be a positive whole number, got ${registers}`);
   return {
     name: 'opencl',
     vectorTypes: true,
+    // a work-item's registers capped by a build option, where the device's compiler takes one
+    occupancyHints: registers !== undefined,
     functionDialects: openclDialect.functionDialects,
     // int32/uint32 with OpenCL's atomics, floats by a compare-and-swap loop, stores by exchange (atomics.ts)
     // C-family: a cInstruction's C code is printed as given
@@ -83,7 +102,7 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     // image2d_t/image3d_t read through a sampler (images.ts); the device makes them at launch
     images: 'native',
     subgroups: SUBGROUP_SUPPORT[subgroups],
-    generate: (program) => spellOpenCL(program, halfStorage, subgroups),
+    generate: (program) => spellOpenCL(program, halfStorage, subgroups, registers),
   };
 }
 
@@ -96,6 +115,7 @@ function spellOpenCL(
   program: ProgramAst,
   halfStorage: boolean,
   subgroups: 'khr' | 'nvidia-ptx' | 'none' = 'khr',
+  registersPerComputeUnit?: number,
 ): TargetOutput<OpenCLExtra> {
   // the C printer in OpenCL's dialect (dialect.ts); the names OpenCL reserves are renamed (names.ts)
   const dialect =
@@ -103,5 +123,28 @@ function spellOpenCL(
       ? openclDialect
       : { ...openclDialect, subgroups: subgroups === 'khr' ? KHR_SUBGROUPS : PTX_SUBGROUPS };
   const { code, entryPoints, declarations } = printCProgram(program, dialect, { halfStorage });
-  return { code, entryPoints, declarations, extra: undefined };
+  const cap = registerCap(program, registersPerComputeUnit);
+  return { code, entryPoints, declarations, extra: cap ? { buildOptions: [`-cl-nv-maxrregcount=${cap}`] } : undefined };
+}
+
+/**
+ * The registers a work-item may hold so that each kernel's `minGroupsPerComputeUnit` work-groups fit
+ * in a compute unit's `registers` together (the smallest over the program's kernels), or undefined
+ * where no kernel asks. A cap below 16 registers is refused: no kernel runs in so few.
+ */
+function registerCap(program: ProgramAst, registers: number | undefined): number | undefined {
+  let cap: number | undefined;
+  for (const k of program.kernels) {
+    const groups = k.minGroupsPerComputeUnit;
+    if (!groups || registers === undefined) continue;
+    // (the size is a constant: core refuses the request otherwise)
+    const items = (constantLocalSize(k.localSize) ?? []).reduce((a, b) => a * b, 1);
+    const fits = Math.min(255, 8 * Math.floor(registers / (items * groups) / 8));
+    if (fits < 16)
+      throw new LoomError(
+        `kernel '${k.name}' asks for ${groups} work-groups of ${items} work-items per compute unit (minGroupsPerComputeUnit): ${registers} registers give each work-item ${Math.floor(registers / (items * groups))}, fewer than the 16 a kernel needs`,
+      );
+    cap = Math.min(cap ?? fits, fits);
+  }
+  return cap;
 }

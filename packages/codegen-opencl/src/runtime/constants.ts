@@ -42,6 +42,8 @@ export const CL_DEVICE_IMAGE3D_MAX_WIDTH = 0x1013;
 export const CL_DEVICE_IMAGE3D_MAX_HEIGHT = 0x1014;
 export const CL_DEVICE_IMAGE3D_MAX_DEPTH = 0x1015;
 export const CL_DEVICE_IMAGE_SUPPORT = 0x1016;
+/** NVIDIA's cl_nv_device_attribute_query: the 32-bit registers a work-group may hold. */
+export const CL_DEVICE_REGISTERS_PER_BLOCK_NV = 0x4002;
 
 // command queues
 export const CL_QUEUE_PROPERTIES = 0x1093;

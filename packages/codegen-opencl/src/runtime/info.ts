@@ -86,6 +86,12 @@ export interface OpenCLDeviceInfo {
    */
   readonly correctlyRoundedDivideSqrt: boolean;
   /**
+   * The 32-bit registers a compute unit gives its work-groups, where the compiler takes a cap on each
+   * work-item's (NVIDIA's `-cl-nv-maxrregcount`, cl_nv_compiler_options, with the count from
+   * cl_nv_device_attribute_query); undefined elsewhere.
+   */
+  readonly registersPerComputeUnit?: number;
+  /**
    * The largest 2D and 3D images, width first (CL_DEVICE_IMAGE2D_MAX_WIDTH...), or undefined
    * when the device has no images (CL_DEVICE_IMAGE_SUPPORT false, or a loader without OpenCL
    * 1.2's clCreateImage).
@@ -144,8 +150,24 @@ export function readDeviceInfo(api: OpenCLApi, platform: Handle, device: Handle)
     supportsFloat64: extensions.includes('cl_khr_fp64') || deviceFloat64Config(api, device) !== 0n,
     supportsFloat16: extensions.includes('cl_khr_fp16'),
     correctlyRoundedDivideSqrt: (deviceSingleFpConfig(api, device) & CL.CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) !== 0n,
+    ...registerInfo(api, device, extensions),
     ...imageInfo(api, device),
   };
+}
+
+/** The registers a work-group may hold, where NVIDIA's compiler can be asked to cap them. */
+function registerInfo(
+  api: OpenCLApi,
+  device: Handle,
+  extensions: readonly string[],
+): Pick<OpenCLDeviceInfo, 'registersPerComputeUnit'> {
+  if (!extensions.includes('cl_nv_compiler_options') || !extensions.includes('cl_nv_device_attribute_query')) return {};
+  try {
+    const registers = asUint32(deviceInfo(api, device, CL.CL_DEVICE_REGISTERS_PER_BLOCK_NV));
+    return registers > 0 ? { registersPerComputeUnit: registers } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The device's image limits, where it has images and the loader makes them. */

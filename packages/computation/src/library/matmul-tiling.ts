@@ -115,8 +115,9 @@ export interface MatmulConfig {
   readonly asyncCopies?: boolean;
   /**
    * Work-groups a compute unit should hold at once, asked of the target's compiler (the kernel
-   * option `minGroupsPerComputeUnit`: CUDA's `__launch_bounds__`), which then keeps each work-item's
-   * registers within that share of the register file. Targets that cannot ask refuse the kernel.
+   * option `minGroupsPerComputeUnit`: CUDA's `__launch_bounds__`, NVIDIA's OpenCL a cap on registers),
+   * which then keeps each work-item's registers within that share of the register file. Targets that
+   * cannot ask refuse the kernel.
    */
   readonly groupsPerComputeUnit?: number;
   /**
