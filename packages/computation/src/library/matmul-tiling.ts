@@ -288,6 +288,8 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
   //    panel and its writes of c become float4s.
   //    With aTransposedVectors its rows come in runs of 4 too (the lane loop `i_inner_inner`, ilp):
   //    one float4 of a's k-major panel holds a run's 4 values of a step of k.
+  //    The work-item parts go onto l.1 and l.0 once the panels are prefetched (placeWorkItems): with
+  //    subgroupShape each is split here, and the parts are joined there (non-affine indices).
   const vectorReads = config.vectorReads ?? false;
   const rowRuns = config.aTransposedVectors ?? false;
   const column = vectorReads ? 'j_inner_outer' : 'j_inner';

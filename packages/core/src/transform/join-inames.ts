@@ -213,12 +213,11 @@ function withoutBoundsImpliedByParents(knl: LoopKernel, list: readonly string[])
 
 /**
  * splitIname leaves each part's bounds implicit: `0 <= 4*o + i <= 15` with `0 <= i <= 3` bounds
- * `o` by 0 and 3, and the original loop's bound (`0 <= 64*a + 16*o + 4*i + d <= 127`) ties every part
- * to the others though the parts' boxes imply it. The constant bounds of the inames such constraints
- * mention are stated
- * (valid bounds of the rational shadow, so the points stay the same), and each constraint tying a
- * joined iname to another that the rest of the domain implies (exactly, over the integers) is
- * dropped, so that the box test below sees the rectangle the parts span.
+ * `o` by 0 and 3, and the original loop's bound (`0 <= 64*a + 16*o + 4*i + d <= 127`) ties every
+ * part to the others though the parts' boxes imply it. The constant bounds of the inames such
+ * constraints mention are stated (valid bounds of the rational shadow: the points stay the same),
+ * and each constraint tying a joined iname to another that the rest of the domain implies (exactly,
+ * over the integers) is dropped, so that the box test below sees the rectangle the parts span.
  */
 function withBoxesMadeExplicit(knl: LoopKernel, list: readonly string[]): LoopKernel {
   const joined = new Set(list);
