@@ -32,7 +32,7 @@ else
   emit=(bash .device/run.sh .device/emit-sgemm.mjs)
   sizes=4096
   timeout 120 python3 .device/torch_side.py --full --json --only=matmul > "$out/torch.jsonl" 2> "$out/torch.log"
-  grep -o '"case":"sgemm","size":4096[^}]*' "$out/torch.jsonl" | head -1
+  echo "cuBLAS (torch.matmul, TF32 off) at 4096: $(grep -E '"case": ?"sgemm", ?"size": ?4096,' "$out/torch.jsonl" | grep -oE '"value": ?[0-9.]+' | head -1 | grep -oE '[0-9.]+$') TFLOP/s"
 fi
 : > "$out/registers.txt"
 while read -r backend name config vars; do
