@@ -94,11 +94,8 @@ export {
   type MatrixMulOptions,
   type ProductDType,
 } from './library/matrixmul.ts';
+export { tileMatmul, matmulVectorViews, vectorViewArrays } from './library/matmul-tiling.ts';
 export {
-  tileMatmul,
-  matmulVectorViews,
-  vectorViewArrays,
-  aPanelPadding,
   configProblem,
   layoutProblem,
   workGroupOf,
@@ -106,7 +103,8 @@ export {
   FLOAT4_SGEMM,
   type MatmulConfig,
   type MatmulLayout,
-} from './library/matmul-tiling.ts';
+} from './library/matmul-config.ts';
+export { aPanelPadding } from './library/matmul-fetch.ts';
 export {
   describeMatmulShape,
   matmulShapeOf,

@@ -6,7 +6,7 @@
  * where none was (or where the cache's entry no longer describes a configuration).
  */
 import type { Device, TuningCache } from '@loom/core';
-import { configProblem, type MatmulConfig } from './matmul-tiling.ts';
+import { configProblem, type MatmulConfig } from './matmul-config.ts';
 
 /** A matrix product's shape: c (m x n) = a (m x k) · b (k x n), `batch` of them. */
 export interface MatmulShape {

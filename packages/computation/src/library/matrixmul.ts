@@ -35,16 +35,9 @@ import {
 } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
-import {
-  aPanelPadding,
-  configProblem,
-  FLOAT4_SGEMM,
-  layoutProblem,
-  matmulVectorViews,
-  tileMatmul,
-  vectorViewArrays,
-  type MatmulConfig,
-} from './matmul-tiling.ts';
+import { configProblem, FLOAT4_SGEMM, layoutProblem, type MatmulConfig } from './matmul-config.ts';
+import { aPanelPadding } from './matmul-fetch.ts';
+import { matmulVectorViews, tileMatmul, vectorViewArrays } from './matmul-tiling.ts';
 
 /** The tile sizes of `matrixMul`'s kernel. */
 export interface MatmulTiles {
