@@ -527,6 +527,28 @@ for (const device of testDevices()) {
     }
   });
 
+  test(`${device.name}: two work-groups a compute unit asked for: a*b where the device's compiler can be asked (CUDA's launch bounds, NVIDIA's OpenCL's register cap), refused before it runs elsewhere`, async () => {
+    const n = 128;
+    const a = randomFloat32(n * n, 9).map((x) => x - 0.5);
+    const b = randomFloat32(n * n, 10).map((x) => x - 0.5);
+    const expected = referenceMatmul(a, b, n);
+    for (const config of [
+      { ...A_TRANSPOSED_VECTORS[0], groupsPerComputeUnit: 2 },
+      { ...SUBGROUP_SHAPES[0], groupsPerComputeUnit: 2 },
+    ]) {
+      if (!targetFacts(device.target).occupancyHints) {
+        await run(matmulKernel(config, n), device, { a, b }).then(
+          () => assert.unreachable(`${JSON.stringify(config)} ran on a device that cannot ask for occupancy`),
+          (e) => assert.match((e as Error).message, 'work-groups per compute unit'),
+        );
+        continue;
+      }
+      const { c } = await run(matmulKernel(config, n), device, { a, b });
+      const error = matmulError(c as Float32Array, expected, n);
+      assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);
+    }
+  });
+
   test(`${device.name}: the tuner runs the vector configurations on its shared n x n matrices (seen as float4 rows)`, async () => {
     const space = [
       VECTOR_READS[0],
