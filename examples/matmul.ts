@@ -255,16 +255,8 @@ export function matmulSearchSpace(
     for (const tile of tiles)
       for (const tileK of [16, 32])
         for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK });
-  configs.push({
-    tileM: 64,
-    tileN: 64,
-    tileK: 16,
-    regM: 4,
-    regN: 4,
-    layout: 'strided',
-    prefetch: false,
-    unrollK: true,
-  });
+  // and one without local memory, to show what staging buys
+  configs.push({ ...DEFAULT_MATMUL, prefetch: false, unrollK: true });
   // last, two buffers a panel (doubleBuffered: the next step's panels filled during this step's
   // product, one barrier a step) where both fit 48 KB (tileK 16): 3-8% slower than one buffer on
   // the H200 (BENCHMARKS.md, tenth session), so tried after the rest

@@ -9,7 +9,7 @@ import { addDtypes, autotune, DeviceArray, generateCode, LoomError, run, targetF
 import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
-import { FLOAT4_SGEMM, tileMatmul } from '@loom/computation';
+import { DEFAULT_MATMUL, FLOAT4_SGEMM, tileMatmul } from '@loom/computation';
 import {
   configProblem,
   matmulError,
@@ -62,17 +62,7 @@ const VECTOR_READS: MatmulConfig[] = [
 
 // the staging loads pipelined: the next step's panels loaded into registers while this step computes
 const PIPELINED: MatmulConfig[] = [
-  {
-    tileM: 64,
-    tileN: 64,
-    tileK: 16,
-    regM: 4,
-    regN: 4,
-    layout: 'strided',
-    prefetch: true,
-    unrollK: false,
-    pipelined: true,
-  },
+  { ...DEFAULT_MATMUL, pipelined: true },
   {
     tileM: 128,
     tileN: 64,
