@@ -133,10 +133,11 @@ function spellOpenCL(
  * where no kernel asks. A cap below 16 registers is refused: no kernel runs in so few.
  */
 function registerCap(program: ProgramAst, registers: number | undefined): number | undefined {
+  if (registers === undefined) return undefined;
   let cap: number | undefined;
   for (const k of program.kernels) {
     const groups = k.minGroupsPerComputeUnit;
-    if (!groups || registers === undefined) continue;
+    if (!groups) continue;
     // (the size is a constant: core refuses the request otherwise)
     const items = (constantLocalSize(k.localSize) ?? []).reduce((a, b) => a * b, 1);
     const fits = Math.min(255, 8 * Math.floor(registers / (items * groups) / 8));

@@ -490,7 +490,7 @@ class KernelPrinter {
     switch (s.addressSpace) {
       case 'local': {
         // a var<workgroup> at module scope (target.ts), of vectors where it has a vec axis
-        const lanes = vectorLanesOf(s);
+        const lanes = vectorLanesOf(s, this.atomics);
         if (lanes) this.vectorTemporaries.set(s.name, lanes);
         return;
       }
@@ -500,7 +500,7 @@ class KernelPrinter {
         );
       default: {
         const t = computeType(s.dtype);
-        const lanes = vectorLanesOf(s);
+        const lanes = vectorLanesOf(s, this.atomics);
         const length = constantLength(s, 'WGSL');
         if (lanes && length !== undefined) {
           // a private array with a vec axis of 2 or 4 lanes: vectors, as arguments are (bindings.ts)
@@ -619,14 +619,17 @@ function affineFirst(e: Expr): Expr {
 /**
  * The lanes of the vectors a temporary is held as (an array with a `vec` axis of 2 or 4 lanes of a
  * 32-bit dtype, private or in workgroup memory: `array<vec4<f32>, N>`), or undefined where it is
- * held as scalars (a constant table, an atomic one, one of runtime size). A vector statement reads
- * and writes such an array a whole vector at a time, one index and one robustness clamp for four
- * lanes; a single lane is a component (`a[i].z`).
+ * held as scalars (a constant table, one of runtime size, one accessed atomically: `forAtomic` or
+ * among the kernel's workgroup `atomics`). A vector statement reads and writes such an array a whole
+ * vector at a time, one index and one robustness clamp for four lanes; a single lane is a component
+ * (`a[i].z`). The declaration (target.ts) and the accesses (the printer) both ask here.
  */
-export function vectorLanesOf(s: Extract<Stmt, { kind: 'declare' }>): 2 | 4 | undefined {
+export function vectorLanesOf(
+  s: Extract<Stmt, { kind: 'declare' }>,
+  atomics: ReadonlyMap<string, unknown>,
+): 2 | 4 | undefined {
   const lanes = s.vectorWidth;
   if (lanes !== 2 && lanes !== 4) return undefined;
-  return VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && !s.forAtomic && typeof s.length === 'number'
-    ? lanes
-    : undefined;
+  const held = VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && typeof s.length === 'number';
+  return held && !s.forAtomic && !atomics.has(s.name) ? lanes : undefined;
 }

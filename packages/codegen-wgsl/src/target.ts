@@ -311,7 +311,7 @@ function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: Wgsl
     const t = atomic ? atomicElementType(atomic) : computeType(d.dtype as DType);
     const length = constantLength(d, 'WGSL');
     bytes += (length ?? 1) * (t === 'f16' ? 2 : 4);
-    const lanes = atomic ? undefined : vectorLanesOf(d);
+    const lanes = vectorLanesOf(d, atomics);
     if (lanes && length !== undefined)
       return `var<workgroup> ${names.of(d.name)}: array<vec${lanes}<${t}>, ${length / lanes}>;`;
     return `var<workgroup> ${names.of(d.name)}: ${length === undefined ? t : `array<${t}, ${length}>`};`;
