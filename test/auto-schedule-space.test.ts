@@ -1,9 +1,9 @@
 /**
  * autoSchedule's space: the reductions across a work-group it always ranks, the climb's moves
  * (work-items between axes, inames exchanging places, tiles double-buffered or copied
- * asynchronously), and a convolution's window staged for the tile; each kind of candidate
- * computes what the kernel as written computes (the trees and the windows on every device
- * present, the climb's tiles on the CPU device).
+ * asynchronously), a convolution's window staged for the tile, and rows that several passes read
+ * held in registers; each kind of candidate computes what the kernel as written computes (the
+ * trees, the windows and the held rows on every device present, the climb's tiles on the CPU device).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,6 +18,8 @@ import {
   fixParameters,
 } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
+import { kernel } from '@loom/dsl';
+import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import {
   analyzeKernel,
@@ -257,5 +259,109 @@ for (const device of testDevices())
       });
     }
   });
+
+/**
+ * Kernels whose passes over a row read it alike: softmax (maximum, sum of exponentials,
+ * quotients) and a row normalisation (mean, variance, the normalised values), rows of 256 and 192.
+ */
+const PASSES = [
+  {
+    name: 'softmax',
+    domain: '{ [i,j,k,l]: 0<=i<n and 0<=j,k,l<m }',
+    code: `mx[i] = max(k, x[i, k]) {id=mx}
+           s[i] = sum(l, exp(x[i, l] - mx[i])) {id=s, dep=mx}
+           y[i, j] = exp(x[i, j] - mx[i]) / s[i] {dep=s}`,
+    sizes: { n: 5, m: 256 },
+    reference: (row: Float32Array) => {
+      const mx = Math.max(...row);
+      const s = row.reduce((t, v) => t + Math.exp(v - mx), 0);
+      return Array.from(row, (v) => Math.exp(v - mx) / s);
+    },
+  },
+  {
+    name: 'normalise',
+    domain: '{ [i,j,k,l]: 0<=i<n and 0<=j,k,l<m }',
+    code: `mu[i] = sum(k, x[i, k]) / m {id=mu}
+           v[i] = sum(l, (x[i, l] - mu[i])**2) / m {id=v, dep=mu}
+           y[i, j] = (x[i, j] - mu[i]) / sqrt(v[i] + 1e-5) {dep=v}`,
+    sizes: { n: 3, m: 192 },
+    reference: (row: Float32Array) => {
+      const mu = row.reduce((t, v) => t + v, 0) / row.length;
+      const v = row.reduce((t, x) => t + (x - mu) ** 2, 0) / row.length;
+      return Array.from(row, (x) => (x - mu) / Math.sqrt(v + 1e-5));
+    },
+  },
+].map((p) => {
+  const results = p.name === 'softmax' ? ['mx', 's'] : ['mu', 'v'];
+  const dtypes = Object.fromEntries(['x', 'y', ...results].map((n) => [n, 'float32' as const]));
+  const written = kernel(p.domain, p.code, { name: p.name }).apply((k) => addDtypes(k, dtypes));
+  const builder = written.fix(p.sizes);
+  return { ...p, written: written.kernel, builder, knl: builder.kernel };
+});
+
+test('rows several passes read alike are held in registers: one read of x a row, a step of the group apart; the script rebuilds the kernel', () => {
+  for (const { knl, sizes, builder, name } of PASSES) {
+    const analysis = analyzeKernel(knl, sizes);
+    assert.equal(
+      analysis.heldRows?.reads.map((r) => `${r.array}: ${r.rows.join(', ')}`),
+      ['x: j, k, l'],
+      name,
+    );
+    const held = enumerateCandidates(analysis, { candidates: 0, maxGroup: 256 }, 1).filter((c) =>
+      c.label.includes('held'),
+    );
+    // a work-item holds at most 16 elements of a row, of a group of 64 or more that divides it
+    const groups = held.map((c) => Number(/over (\d+) work-items/.exec(c.label)![1]));
+    assert.equal(groups, name === 'softmax' ? [64, 128, 256] : [64], name);
+    const script = scheduleScript(held[0]!.steps);
+    assert.match(script, ".renameInames(['j_inner', 'k_inner', 'l_inner'], 'j_lane')");
+    assert.match(script, ".extractSubst('x_row', 'x[i, 64*x_step + j_lane]', ['x_step'])");
+    const scheduled = applySchedule(knl, held[0]!.steps);
+    assert.is(applyScript(builder, script).kernel.toString(), scheduled.toString());
+    // x read once, from registers by every pass: the OpenCL C reads global x only in the fill
+    const code = generateCode(scheduled, openclTarget()).code;
+    assert.is(code.match(/\bx\[/g)?.length, sizes.m / 64, code);
+  }
+  // a kernel with one pass over its rows holds nothing
+  const rowSums = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 's[i] = sum(j, a[i, j])'), { a: 'float32' });
+  assert.is(analyzeKernel(rowSums, { n: 4, m: 256 }).heldRows, undefined);
+  // nor where no group of 64 to 256 work-items divides the row
+  const odd = fixParameters(PASSES[0]!.written, { n: 5, m: 250 });
+  assert.not.ok(
+    enumerateCandidates(analyzeKernel(odd, {}), { candidates: 0, maxGroup: 256 }, 1).some((c) =>
+      c.label.includes('held'),
+    ),
+  );
+});
+
+for (const device of testDevices())
+  test(`${device.name}: rows held in registers compute softmax and normalised rows as the kernels as written`, async () => {
+    for (const { knl, sizes, reference, name } of PASSES) {
+      const x = randomFloat32(sizes.n * sizes.m, 13);
+      const want = Array.from({ length: sizes.n }, (_, i) =>
+        reference(x.subarray(i * sizes.m, (i + 1) * sizes.m)),
+      ).flat();
+      const held = enumerateCandidates(
+        analyzeKernel(knl, sizes, device.target),
+        { candidates: 0, maxGroup: 256 },
+        1,
+      ).filter((c) => c.label.includes('held'));
+      assert.ok(held.length > 0, name);
+      for (const c of held) {
+        const results = knl.args
+          .filter((a) => a.name !== 'x' && a.name !== 'y')
+          .map((a) => [a.name, new Float32Array(sizes.n)]);
+        const { y } = (await run(applySchedule(knl, c.steps), device, { x, ...Object.fromEntries(results) })) as {
+          y: Float32Array;
+        };
+        want.forEach((v, k) => {
+          if (!(Math.abs(y[k]! - v) <= 1e-4 * (1 + Math.abs(v))))
+            assert.unreachable(`${name}, ${c.label}: y[${k}] is ${y[k]}, not ${v}`);
+        });
+      }
+    }
+  });
+
+const applyScript = <B>(b: B, script: string): B => new Function('k', `return k${script}`)(b) as B;
 
 test.run();

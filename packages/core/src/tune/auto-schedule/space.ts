@@ -15,13 +15,14 @@ import { LoomError } from '../../errors.ts';
 import { allAccesses, reductionInames } from '../../kernel/accesses.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
 import { freeVariables } from '../../expr/analysis.ts';
-import { getGridSizeUpperBounds } from '../../codegen/grid.ts';
+import { findGrid } from '../../codegen/hardware.ts';
 import type { Target } from '../../codegen/target.ts';
 import { targetFacts } from '../../codegen/target-facts.ts';
 import { evaluateInt, valuesEnv } from '../../runtime/evaluate.ts';
 import { tagInames } from '../../transform/tag-inames.ts';
 import type { ScheduleStep } from './steps.ts';
 import { crossTreeCandidates, treeCandidates } from './trees.ts';
+import { heldRowCandidates, heldRowsOf, type HeldRows } from './held-rows.ts';
 import { windowStaging } from './windows.ts';
 
 /** Restrictions of the space (`AutoScheduleOptions.space`). */
@@ -58,6 +59,8 @@ export interface KernelAnalysis {
    * sum over l, its quotients over j), with their extents. A work-group can take a row together.
    */
   readonly rows?: readonly { readonly iname: string; readonly extent: number }[];
+  /** Where several of the `rows` read an array alike, which a work-item may read once into registers (held-rows.ts). */
+  readonly heldRows?: HeldRows;
   /**
    * Where every reduction runs over a small window (a convolution's filter taps, at most
    * WINDOW_EXTENT values an iname): the window's inames and the global arrays read inside its
@@ -132,10 +135,19 @@ export function analyzeKernel(
       });
     const unrollsLoops = target ? targetFacts(target).unrollsConstantLoops : true;
     const window = windowOf(knl, reduced, pure, sizes, unrollsLoops);
+    const heldRows =
+      reduced.size > 0 && rows.length > 1
+        ? heldRowsOf(
+            knl,
+            rows.map((r) => r.iname),
+            parallel.map((p) => p.iname),
+          )
+        : undefined;
     return {
       parallel,
       reads: [],
       ...(reduced.size > 0 && rows.length > 0 ? { rows } : {}),
+      ...(heldRows ? { heldRows } : {}),
       ...(window ? { window } : {}),
     };
   }
@@ -182,9 +194,10 @@ function windowOf(
 /** The number of values `iname` takes at `sizes`, or undefined where it cannot go on a hardware axis. */
 function extentOf(knl: LoopKernel, iname: string, sizes: Readonly<Record<string, number>>): number | undefined {
   try {
-    const grid = getGridSizeUpperBounds(tagInames(knl, { [iname]: 'g.0' }));
+    // the grid of the kernel as written, not preprocessed: a reduction iname on g.0 would be refused there
+    const grid = findGrid(tagInames(knl, { [iname]: 'g.0' }));
     const env = valuesEnv(new Map(Object.entries(sizes)), `the extent of '${iname}'`);
-    return evaluateInt(grid.groups[0]!, env, `the extent of '${iname}'`);
+    return evaluateInt(grid.groupCount[0]!, env, `the extent of '${iname}'`);
   } catch (e) {
     // a lower bound that is not constant, a parameter without a size: not a candidate for an axis
     if (e instanceof LoomError) return undefined;
@@ -231,7 +244,11 @@ export function enumerateCandidates(
     [all[k], all[j]] = [all[j]!, all[k]!];
   }
   // the few reductions across the work-group are always ranked: no sample may miss the one way to read rows coalesced
-  const trees = [...treeCandidates(analysis, restrictions), ...crossTreeCandidates(analysis, restrictions)];
+  const trees = [
+    ...treeCandidates(analysis, restrictions),
+    ...heldRowCandidates(analysis, restrictions),
+    ...crossTreeCandidates(analysis, restrictions),
+  ];
   return [{ steps: [], label: 'unscheduled' }, ...trees, ...all.slice(0, restrictions.candidates ?? 48)];
 }
 

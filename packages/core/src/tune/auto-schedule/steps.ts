@@ -1,7 +1,8 @@
 /**
  * A schedule as data: the chain of transformations that turns the user's kernel into a
  * candidate, each step one call of a public transformation (`splitIname`, `tagInames`,
- * `addPrefetch`, `doubleBuffer`, `asyncCopies`, `prioritizeLoops`, `fixParameters`). The same list is applied to kernels here and printed as
+ * `addPrefetch`, `doubleBuffer`, `asyncCopies`, `prioritizeLoops`, `fixParameters`, `renameInames`, `extractSubst`,
+ * `precompute`). The same list is applied to kernels here and printed as
  * the `@loom/dsl` builder chain that does the same, so a pasted script rebuilds the kernel the
  * search measured, call for call.
  */
@@ -13,6 +14,9 @@ import { doubleBuffer } from '../../transform/double-buffer.ts';
 import { asyncCopies } from '../../transform/async-copies.ts';
 import { fixParameters } from '../../transform/fix-parameters.ts';
 import { splitIname } from '../../transform/split-iname.ts';
+import { renameInames } from '../../transform/rename-inames.ts';
+import { extractSubst } from '../../transform/substitutions.ts';
+import { precompute } from '../../transform/precompute.ts';
 import { tagInames } from '../../transform/tag-inames.ts';
 
 /** One transformation of a schedule (plain data: a cache keeps it as JSON). */
@@ -47,6 +51,31 @@ export type ScheduleStep =
       readonly temporaries: readonly string[];
     }
   | { readonly kind: 'prioritize'; readonly order: readonly string[] }
+  | {
+      /** Several loops with identical domains become one (renameInames): rows' work-items, one work-item each. */
+      readonly kind: 'rename';
+      readonly inames: readonly string[];
+      readonly to: string;
+    }
+  | {
+      /** Subexpressions shaped like `template` become calls of the rule `name` (extractSubst). */
+      readonly kind: 'extractSubst';
+      readonly name: string;
+      readonly template: string;
+      readonly parameters: readonly string[];
+    }
+  | {
+      /**
+       * A rule's values over the swept inames held in a work-item's registers, one entry per value of
+       * the rule's `storageAxes` (precompute into private memory, its fill unrolled): a row's elements
+       * read once from global memory, then read from registers by every pass over the row.
+       */
+      readonly kind: 'precompute';
+      readonly rule: string;
+      readonly sweep: readonly string[];
+      readonly storageAxes: readonly string[];
+      readonly fetchOuterInames: readonly string[];
+    }
   | {
       /** The kernel specialised to these parameters (fixParameters; `autoSchedule`'s fixSizes). */
       readonly kind: 'fix';
@@ -84,6 +113,17 @@ function applyStep(knl: LoopKernel, step: ScheduleStep): LoopKernel {
       return prioritizeLoops(knl, step.order);
     case 'fix':
       return fixParameters(knl, step.values);
+    case 'rename':
+      return renameInames(knl, step.inames, step.to);
+    case 'extractSubst':
+      return extractSubst(knl, step.name, step.template, step.parameters);
+    case 'precompute':
+      return precompute(knl, step.rule, step.sweep, {
+        storageAxes: step.storageAxes,
+        fetchOuterInames: step.fetchOuterInames,
+        temporaryAddressSpace: 'private',
+        defaultTag: 'unr',
+      });
     default: {
       const never: never = step;
       throw new LoomError(`applySchedule: unknown step ${JSON.stringify(never)}`);
@@ -122,6 +162,12 @@ function verbOf(step: ScheduleStep): string {
       return `fix({ ${Object.entries(step.values)
         .map(([k, v]) => `${key(k)}: ${v}`)
         .join(', ')} })`;
+    case 'rename':
+      return `renameInames([${step.inames.map(quote).join(', ')}], ${quote(step.to)})`;
+    case 'extractSubst':
+      return `extractSubst(${quote(step.name)}, ${quote(step.template)}, [${step.parameters.map(quote).join(', ')}])`;
+    case 'precompute':
+      return `precompute(${quote(step.rule)}, [${step.sweep.map(quote).join(', ')}], { storageAxes: [${step.storageAxes.map(quote).join(', ')}], fetchOuterInames: [${step.fetchOuterInames.map(quote).join(', ')}], space: 'private', defaultTag: 'unr' })`;
     default: {
       const never: never = step;
       throw new LoomError(`scheduleScript: unknown step ${JSON.stringify(never)}`);
