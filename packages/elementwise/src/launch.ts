@@ -18,7 +18,7 @@ import {
   type TargetFacts,
 } from '@loom/core';
 import type { InputOperand } from './arguments.ts';
-import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
+import { componentDType, isComplex, isFloating, lanes, type TensorDType } from './dtypes.ts';
 import type { Scalar } from './host.ts';
 import type { KernelSpec, PointwiseKernel } from './kernel.ts';
 import type { TaskSpace } from './layout.ts';
@@ -50,6 +50,21 @@ function storagesOf(tensors: readonly Tensor[]): { storages: Storage[]; index: M
 }
 
 /**
+ * The kernels index in int32: a task or a storage (`lengths`, in numbers, those of outputs yet
+ * to be allocated included) beyond that range is refused with the rest of the call's metadata,
+ * synchronously and before any output is allocated. (Checked when the launch was prepared, a
+ * call of 2^31 float16 elements first allocated its 4 GiB output, then rejected its promise.)
+ */
+function checkIndexRange(numel: number, lengths: readonly number[]): void {
+  if (numel > INT32_MAX)
+    throw new LoomError(`a pointwise task of ${numel} elements exceeds the int32 indices of the kernels`);
+  for (const length of lengths) {
+    if (length > INT32_MAX)
+      throw new LoomError(`a storage of ${length} numbers exceeds the int32 indices of the kernels`);
+  }
+}
+
+/**
  * The spec of the variant a call needs, and why that variant (variants.ts). `outputs`
  * are the given output tensors, undefined for those yet to be allocated (each will have
  * a storage of its own, laid out as `task` says).
@@ -74,6 +89,11 @@ export function kernelSpec(
     if (t) storages.push(t.storage);
     return storageDTypes.push(componentDType(dtypes.outputs[k])) - 1;
   });
+  const numel = task.shape.reduce((a, b) => a * b, 1);
+  checkIndexRange(numel, [
+    ...storages.map((s) => s.length),
+    ...outputs.flatMap((t, k) => (t ? [] : [numel * lanes(dtypes.outputs[k])])),
+  ]);
   // operands as the task numbers them: the tensor inputs, then the outputs
   const storageOf = [...tensorInputs.map((t) => index.get(t)!), ...outputStorage];
   const facts = storageOf.map((storage, k) => ({
@@ -85,7 +105,7 @@ export function kernelSpec(
     storageLength:
       k < tensorInputs.length
         ? tensorInputs[k].storage.length
-        : (outputs[k - tensorInputs.length]?.storage.length ?? task.shape.reduce((a, b) => a * b, 1)),
+        : (outputs[k - tensorInputs.length]?.storage.length ?? numel),
   }));
   const choice = chooseVariant(target, task, facts, blockSize);
   // the tiled variant addresses an operand as rows of the task when its rows run forwards (kernel.ts)
@@ -156,13 +176,8 @@ export class VariantLauncher {
     // operands as the task's strides number them: the tensor inputs, then the outputs
     const tensors = tensorOperands(operands);
     const { storages } = storagesOf(tensors);
+    // the int32 range was checked with the metadata (kernelSpec), before the outputs were allocated
     const numel = task.shape.reduce((a, b) => a * b, 1);
-    if (numel > INT32_MAX)
-      throw new LoomError(`a pointwise task of ${numel} elements exceeds the int32 indices of the kernels`);
-    for (const s of storages) {
-      if (s.length > INT32_MAX)
-        throw new LoomError(`a storage of ${s.length} numbers exceeds the int32 indices of the kernels`);
-    }
     this.#empty = numel === 0;
     this.#storageOperands = storages.map((s) => tensors.findIndex((t) => t.storage === s));
     const values: Record<string, RunArgument> = {};

@@ -67,6 +67,14 @@ const SCALAR_KINDS: readonly string[] = ['bool', 'int', 'float', 'complex'];
 
 export function checkOptions(options: PointwiseOptions, params: readonly string[], returned: number): CheckedOptions {
   const numInputs = params.length;
+  // as FlagGems' FunctionSchema asserts num_inputs >= 1: the inputs decide the outputs' shape and dtypes (every
+  // promotion names at least one). Said first: without it, a payload such as `() => 1` was told that the default
+  // promotionMethods, which it never wrote, "must list argument indices"
+  if (numInputs === 0) {
+    throw new LoomError(
+      'pointwise: the payload takes no inputs; a pointwise function needs at least one, whose elements it maps',
+    );
+  }
   const listed = (what: string, list: readonly unknown[] | undefined) => {
     if (list && list.length !== numInputs) {
       throw new LoomError(
@@ -87,6 +95,12 @@ export function checkOptions(options: PointwiseOptions, params: readonly string[
   }
 
   const isTensor = options.isTensor ?? params.map(() => true);
+  // `[1, 0, 1]` would be read as truthy: say what was meant
+  const notBoolean = isTensor.findIndex((b) => typeof b !== 'boolean');
+  if (notBoolean >= 0)
+    throw new LoomError(
+      `pointwise: isTensor[${notBoolean}] is ${JSON.stringify(isTensor[notBoolean])}, not true or false (whether input ${notBoolean} is a tensor)`,
+    );
   const scalarTypes = params.map((_, k) => {
     const spec = options.dtypes?.[k];
     if (spec === null || spec === undefined) return {};
