@@ -159,8 +159,9 @@ for (const device of testDevices()) {
       ['max', 'int32', 64],
       ['min', 'uint32', 64],
       ['sum', 'float32', 256],
-      // a float max keeps Loom's NaN propagation: always the tree
+      // a float max keeps Loom's NaN propagation: combined by Loom's max across lanes (shuffles)
       ['max', 'float32', 64],
+      ['max', 'float32', 256],
     ] as const;
     for (const [op, dtype, n] of cases) {
       const groups = 3;
@@ -186,16 +187,31 @@ for (const device of testDevices()) {
           : typeof support.size === 'number'
             ? { min: support.size, max: support.size }
             : support.size;
-      const expected =
-        sizes !== undefined &&
-        n % sizes.max === 0 &&
-        n <= sizes.min * sizes.min &&
-        !(op === 'max' && dtype === 'float32');
+      const expected = sizes !== undefined && n % sizes.max === 0 && n <= sizes.min * sizes.min;
       const code = generateCode(knl, device.target).code;
       assert.is(/subgroup|sub_group|shfl/.test(code), expected, `${op} of ${n} ${dtype} values by subgroups`);
     }
   });
+
+  test(`${device.name}: a float max across lanes propagates NaN as the tree does, from any lane`, async () => {
+    for (const at of [0, 37, 255]) {
+      const knl = reductionKernel('max', 'float32', 256, 2);
+      const a = Float32Array.from({ length: 512 }, (_, i) => (i % 97) - 40);
+      a[256 + at] = Number.NaN;
+      const { out } = await run(knl, device, { a });
+      assert.equal(Array.from(out as Float32Array), [56, Number.NaN], `NaN at ${at}`);
+    }
+  });
 }
+
+test('a float max by shuffles: a butterfly of Loom max over subgroupShuffleXor, no write-race warning', () => {
+  const { warnings } = collectWarnings(() => generateCode(reductionKernel('max', 'float32', 256, 2), cudaTarget()));
+  const code = generateCode(reductionKernel('max', 'float32', 256, 2), cudaTarget()).code;
+  // five offsets a warp, twice (the lanes, then the warps' totals)
+  assert.is(code.match(/__shfl_xor_sync/g)?.length, 10, code);
+  assert.match(code, 'loom_maximum_float32');
+  assert.equal(warnings.map(String), []);
+});
 
 test('a reduction by subgroups writes its partials and total without a write-race warning', () => {
   // each subgroup's first lane stores its partial at the subgroup's id; one work-item stores the total

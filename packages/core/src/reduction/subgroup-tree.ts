@@ -15,9 +15,22 @@
  * work-group is the reduction's iname alone (every local iname of the kernel spans the same
  * values, on axis 0: the linear local id is the iname's, and no guard leaves a work-item out),
  * a whole number of the largest subgroups, and few enough that the partials fit in the lanes of
- * the smallest; a sum of 32- or 64-bit values, or a max or min of integers (a float max would
- * have to propagate NaN as Loom's `max` does, which the targets' subgroup max does not promise).
- * A float sum is then added in another order than the tree's: equal within rounding.
+ * the smallest; a sum of 32- or 64-bit values, or a max or min of integers, by the target's
+ * subgroup reductions.
+ *
+ * Any other commutative operation of one value (a float `max`, which must propagate NaN as Loom's
+ * `max` does and the targets' subgroup max does not promise; a user's registered reduction) is
+ * combined by the operation itself across lanes, in a butterfly of `subgroupShuffleXor`s with the
+ * offsets below the smallest subgroup size the device may pick (each aligned run of that many
+ * work-items lies inside one subgroup, whatever the size picked), a run's total kept in local
+ * memory by its first work-item, and the runs' totals combined by a second butterfly:
+ *
+ *   b1 = e ⊕ subgroupShuffleXor(e, 1);  b2 = b1 ⊕ subgroupShuffleXor(b1, 2);  ...  (to min/2)
+ *   part[(l - lo) / min] = b16                      if (l - lo) % min == 0
+ *   c = (l - lo) % min < N/min ? part[(l - lo) % min] : neutral;  c ⊕ shuffles as above
+ *
+ * Either way a float sum or a combination is made in another order than the tree's: equal within
+ * rounding, and exactly equal for max and min.
  */
 import type { DType } from '../dtypes.ts';
 import { isInteger } from '../dtypes.ts';
@@ -40,15 +53,17 @@ export function realizeSubgroupReduction(
   dtypes: readonly DType[],
 ): Realized | undefined {
   const support: SubgroupSupport | undefined = r.subgroups;
-  const fn = SUBGROUP_OPS[op.name];
-  if (!support || 'refused' in support || fn === undefined || dtypes.length !== 1) return undefined;
+  if (!support || 'refused' in support || dtypes.length !== 1 || !op.commutative) return undefined;
   const [dtype] = dtypes;
-  if (!support.dtypes.includes(dtype) || (op.name !== 'sum' && !isInteger(dtype))) return undefined;
+  if (!support.dtypes.includes(dtype)) return undefined;
   const { min, max } = typeof support.size === 'number' ? { min: support.size, max: support.size } : support.size;
   const n = range.size;
   if (n % max !== 0 || n > min * min) return undefined;
   if (scope.guards.length > 0 || !r.coversAxes(scope.within, [{ iname, ...range }])) return undefined;
   if (!r.workGroupIsOnly(iname, n)) return undefined;
+  const fn = SUBGROUP_OPS[op.name];
+  if (fn === undefined || (op.name !== 'sum' && !isInteger(dtype)))
+    return realizeByShuffles(r, scope, op, iname, range, point, dtype, min);
 
   const label = r.name(`${scope.insn.id}_${iname}`);
   const id = (what: string) => r.name(`${label}_${what}`);
@@ -91,6 +106,83 @@ export function realizeSubgroupReduction(
     withinInames: within,
     dependsOn: [across],
     predicates: [first],
+  });
+  const values: Expr[] = [subscript(total, [int(0)])];
+  if (scope.readers === 'all') return { values, dependsOn: [stored], lanes: [], noSync: [] };
+  return { values, dependsOn: [stored], lanes: [r.laneZeroOf(0)], noSync: [`${stored}@local`] };
+}
+
+/**
+ * The butterfly of the file's comment: the operation's own `combine` across lanes by
+ * `subgroupShuffleXor`, in runs of `run` work-items (the smallest subgroup), then across the runs.
+ */
+function realizeByShuffles(
+  r: Realization,
+  scope: Scope,
+  op: ReductionOperation,
+  iname: string,
+  range: { readonly lo: number; readonly size: number },
+  point: Realized,
+  dtype: DType,
+  run: number,
+): Realized {
+  const label = r.name(`${scope.insn.id}_${iname}`);
+  const id = (what: string) => r.name(`${label}_${what}`);
+  const within = [...new Set([...scope.within, iname, ...point.lanes])];
+  const offset = range.lo === 0 ? variable(iname) : binary('-', variable(iname), int(range.lo));
+  const runs = range.size / run;
+
+  /** Each work-item's `value` combined with its run's others, one instruction an offset; the last one's temporary. */
+  const butterfly = (value: Expr, what: string, dependsOn: readonly string[], noSyncWith?: readonly string[]) => {
+    let current = value;
+    let after = dependsOn;
+    for (let k = 1; k < run; k *= 2) {
+      const t = r.temporary(`${what}_${iname}`, dtype, [], 'private');
+      const partner = call('subgroupShuffleXor', [current, int(k)]);
+      const step = r.add(scope, {
+        id: id(`${what}_xor${k}`),
+        assignees: [variable(t)],
+        expression: op.combine([current], [partner], [dtype])[0]!,
+        withinInames: within,
+        dependsOn: after,
+        ...(noSyncWith && k === 1 ? { noSyncWith } : {}),
+      });
+      current = variable(t);
+      after = [step];
+    }
+    return { value: current, dependsOn: after };
+  };
+
+  const own = butterfly(point.values[0]!, 'sg', [...scope.insn.dependsOn, ...point.dependsOn], point.noSync);
+  const partials = r.temporary(`part_${iname}`, dtype, [runs], 'local');
+  const partial = r.add(scope, {
+    id: id('partial'),
+    assignees: [subscript(partials, [binary('//', offset, int(run))])],
+    expression: own.value,
+    withinInames: within,
+    dependsOn: own.dependsOn,
+    predicates: [compare('==', binary('%', offset, int(run)), int(0))],
+  });
+  const inRun = binary('%', offset, int(run));
+  const gathered = ifThenElse(compare('<', inRun, int(runs)), subscript(partials, [inRun]), op.neutral([dtype])[0]!);
+  // read once into a register: the butterfly's first step names its value twice
+  const runTotal = r.temporary(`sg_run_${iname}`, dtype, [], 'private');
+  const read = r.add(scope, {
+    id: id('run_total'),
+    assignees: [variable(runTotal)],
+    expression: gathered,
+    withinInames: within,
+    dependsOn: [partial],
+  });
+  const across = butterfly(variable(runTotal), 'sg_total', [read]);
+  const total = r.temporary(`acc_${iname}`, dtype, [1], 'local');
+  const stored = r.add(scope, {
+    id: id('total'),
+    assignees: [subscript(total, [int(0)])],
+    expression: across.value,
+    withinInames: within,
+    dependsOn: across.dependsOn,
+    predicates: [compare('==', variable(iname), int(range.lo))],
   });
   const values: Expr[] = [subscript(total, [int(0)])];
   if (scope.readers === 'all') return { values, dependsOn: [stored], lanes: [], noSync: [] };
