@@ -153,7 +153,24 @@ function realizeByShuffles(
     return { value: current, dependsOn: after };
   };
 
-  const own = butterfly(point.values[0]!, 'sg', [...scope.insn.dependsOn, ...point.dependsOn], point.noSync);
+  // a point's value that is more than a variable is computed once, into a register: the first step names it twice
+  const before = [...scope.insn.dependsOn, ...point.dependsOn];
+  const value = point.values[0]!;
+  const own =
+    value.kind === 'var'
+      ? butterfly(value, 'sg', before, point.noSync)
+      : (() => {
+          const t = r.temporary(`sg_value_${iname}`, dtype, [], 'private');
+          const computed = r.add(scope, {
+            id: id('value'),
+            assignees: [variable(t)],
+            expression: value,
+            withinInames: within,
+            dependsOn: before,
+            noSyncWith: point.noSync,
+          });
+          return butterfly(variable(t), 'sg', [computed]);
+        })();
   const partials = r.temporary(`part_${iname}`, dtype, [runs], 'local');
   const partial = r.add(scope, {
     id: id('partial'),
