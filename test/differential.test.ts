@@ -324,6 +324,11 @@ test('a device that assumes finite floats: its non-finite reference elements are
 test('a work-group a row, its reduction passed through global memory to the whole group, agrees with plain JS on every device, fixed seeds', async () => {
   const ran = await casesOf(range(31_000, 4), runGroupRowsCase);
   assert.ok(ran.length === 4 * testDevices().length, ran.join('; '));
+  // seed 31 002 holds its rows in registers (heldRows)
+  assert.ok(
+    ran.some((r) => r.includes('x held in registers')),
+    ran.join('; '),
+  );
 });
 
 test("every device: issue 27's global footprints of parametric size (addPrefetch, precompute into global memory) agree with the untransformed kernel", async () => {

@@ -84,6 +84,8 @@ export const FEATURES = {
   // struct dtypes (s11-structs, issue 29): cases of struct-arrays.ts
   groupRows:
     "a work-group a row: a row's reduction written to a global argument by one work-item and read back by its group (group-rows.ts)",
+  heldRows:
+    "groupRows' passes over a row made one iname and the row of x read once into registers (extractSubst + precompute over the row's step, as autoSchedule's held rows): group-rows.ts",
   structArrays:
     'arrays of struct dtypes (nested structs, array fields, int64 and float64 fields with wideTypes), fields read and written by a kernel, the input passed as objects or bytes',
   // kernel arguments and integer payloads (s6-gen2, issue 24 follow-ups): cases of kernel-arguments.ts and pointwise-integers.ts

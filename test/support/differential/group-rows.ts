@@ -6,8 +6,23 @@
  * global memory, and the arrays must not be restrict pointers: NVIDIA's compilers moved the reads
  * of `r` above the barrier, and the group's other work-items read stale values. Values are small
  * integers, so every sum is exact in any order; compared with plain JS on every device.
+ *
+ * With `heldRows`, some rows are held in registers as autoSchedule's held rows are: the row's
+ * length a multiple of the group's (at most 3 steps), each row's loop split with its steps
+ * unrolled, the rows' work-items made one iname, and x's row read once into private memory by
+ * `extractSubst` + `precompute` over the step (held-rows.ts).
  */
-import { addDtypes, makeKernel, run, splitIname, tagInames, type Device } from '@loom/core';
+import {
+  addDtypes,
+  extractSubst,
+  makeKernel,
+  precompute,
+  renameInames,
+  run,
+  splitIname,
+  tagInames,
+  type Device,
+} from '@loom/core';
 import type { FeatureSet } from './features.ts';
 import { Rng } from './random.ts';
 
@@ -34,7 +49,11 @@ export async function runGroupRowsCase(
   const rng = new Rng(seed ^ 0x6a0c5);
   const group = rng.pick([32, 64, 128, 256]);
   const n = rng.int(1, 40);
-  const m = rng.int(1, 3 * group);
+  // drawn from a stream of its own, so that the cases without it stay what they were
+  const heldRng = new Rng(seed ^ 0x4e1d);
+  const held = features.has('heldRows') && heldRng.chance(0.5);
+  const drawnM = rng.int(1, 3 * group);
+  const m = held ? group * heldRng.int(1, 3) : drawnM;
   const op = rng.pick(['sum', 'max', 'min'] as const);
   const combine = rng.pick(['+', '-'] as const);
   // a second reduction reading the first, as softmax's sum reads its maximum
@@ -51,8 +70,24 @@ export async function runGroupRowsCase(
     ...(second ? { t: 'float32' } : {}),
   });
   knl = tagInames(knl, { i: 'g.0' });
-  for (const row of ['j', 'k', ...(second ? ['l'] : [])]) knl = splitIname(knl, row, group, { innerTag: 'l.0' });
-  const source = `${domain} ${instructions.join('; ')}, i on g.0, rows split by ${group} on l.0`;
+  const rowInames = ['j', 'k', ...(second ? ['l'] : [])];
+  for (const row of rowInames)
+    knl = splitIname(knl, row, group, { innerTag: 'l.0', ...(held ? { outerTag: 'unr' } : {}) });
+  if (held) {
+    knl = renameInames(
+      knl,
+      rowInames.map((r) => `${r}_inner`),
+      'lane',
+    );
+    knl = extractSubst(knl, 'x_row', `x[i, ${group}*x_step + lane]`, 'x_step');
+    knl = precompute(
+      knl,
+      'x_row',
+      rowInames.map((r) => `${r}_outer`),
+      { storageAxes: ['x_step'], fetchOuterInames: ['i', 'lane'], temporaryAddressSpace: 'private', defaultTag: 'unr' },
+    );
+  }
+  const source = `${domain} ${instructions.join('; ')}, i on g.0, rows split by ${group} on l.0${held ? ', x held in registers' : ''}`;
 
   // at most 4 in magnitude: the second sum stays below 2^24, exact in float32 in any order
   const x = Float32Array.from({ length: n * m }, () => rng.int(-4, 4));
