@@ -35,6 +35,14 @@ import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDT
 import { wrapNegativeLiterals } from './literal-range.ts';
 import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
 
+/**
+ * A bitwise operator over truth values (bool data, a comparison): JavaScript makes them numbers
+ * first (`~true` is -2, `true & false` is 0), which PyTorch's and Triton's bool `~ & | ^` are not
+ * (logical not, and, or, xor); refused rather than computed one way or the other.
+ */
+const BOOLEAN_BITWISE = (op: string) =>
+  `the bitwise operator ${op} over a truth value: JavaScript would make it a number first (~true is -2, true & false is 0); for truth values write ! (not), && (and), || (or), !== (xor)`;
+
 const { binary, bitnot, bool, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
 const BITWISE: ReadonlySet<string> = new Set(['&', '|', '^', '<<', '>>']);
 /**
@@ -168,6 +176,7 @@ class Lowering {
       case 'bitnot': {
         const v = this.value(e.operand);
         if (v.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
+        if (this.isTruth(v.expr)) throw new LoomError(BOOLEAN_BITWISE('~'));
         // ~x stays in a signed dtype's range (~-128 is 127), not in an unsigned one's (~5 is -6 in int)
         const inverted = this.integral(bitnot(v.expr));
         return real(this.typeOf(inverted).dtype.startsWith('u') ? this.wrapNarrow(inverted) : inverted);
@@ -325,12 +334,18 @@ class Lowering {
     return { kind: 'complex', re: this.castTo(v.expr, part), im: float(0), dtype };
   }
 
+  /** Whether `e` is a truth value: a comparison or logical expression, or bool data. */
+  private isTruth(e: Expr): boolean {
+    return isBoolean(e) || this.typeOf(e).dtype === 'bool';
+  }
+
   // -- operators -----------------------------------------------------------------
 
   private binary(op: Extract<Expr, { kind: 'binary' }>['op'], a: Value, b: Value): Value {
     if (BITWISE.has(op)) {
       if (a.kind === 'complex' || b.kind === 'complex')
         throw new LoomError('bitwise operators take integers, not complex values');
+      if (this.isTruth(a.expr) || this.isTruth(b.expr)) throw new LoomError(BOOLEAN_BITWISE(op));
       const e = this.unsignedLiterals(this.integral(binary(op, a.expr, b.expr)) as Extract<Expr, { kind: 'binary' }>);
       return real(MAY_OVERFLOW.has(op) ? this.wrapNarrow(e) : e);
     }

@@ -507,7 +507,10 @@ for (const device of testDevices()) {
     );
     // JavaScript's ~true is -2, not false: over bool data `~` is refused when the call types the payload
     const tilde = pointwise({ promotionMethods: [[0, 'DEFAULT']] }, (b: number) => ~b);
-    refusedNow(() => tilde(x.t), /bitwise operators take integers/);
+    refusedNow(() => tilde(x.t), /the bitwise operator ~ over a truth value: .*write ! \(not\)/);
+    // and so are & | ^ between truth values (PyTorch's logical and, or, xor; JavaScript's numbers)
+    const and = pointwise({ promotionMethods: [[0, 1, 'DEFAULT']] }, (a: number, b: number) => a & b);
+    refusedNow(() => and(x.t, x.t), /the bitwise operator & over a truth value/);
   });
 
   test(`${device.name}: test_pointwise_dynamic.py::test_dynamic_function_manual_instantiation`, async () => {
