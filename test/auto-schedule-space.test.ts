@@ -325,6 +325,17 @@ test('rows several passes read alike are held in registers: one read of x a row,
   // a kernel with one pass over its rows holds nothing
   const rowSums = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 's[i] = sum(j, a[i, j])'), { a: 'float32' });
   assert.is(analyzeKernel(rowSums, { n: 4, m: 256 }).heldRows, undefined);
+  // nor an array the kernel writes too: softmax in place, each pass reading what the last may have written
+  const inPlace = addDtypes(
+    makeKernel(
+      '{ [i,j,k,l]: 0<=i<n and 0<=j,k,l<m }',
+      `mx[i] = max(k, x[i, k]) {id=mx}
+       s[i] = sum(l, exp(x[i, l] - mx[i])) {id=s, dep=mx}
+       x[i, j] = exp(x[i, j] - mx[i]) / s[i] {dep=s}`,
+    ),
+    { x: 'float32', mx: 'float32', s: 'float32' },
+  );
+  assert.is(analyzeKernel(inPlace, { n: 4, m: 256 }).heldRows, undefined);
   // nor where no group of 64 to 256 work-items divides the row
   const odd = fixParameters(PASSES[0]!.written, { n: 5, m: 250 });
   assert.not.ok(

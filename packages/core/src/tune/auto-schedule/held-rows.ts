@@ -46,7 +46,8 @@ export interface HeldRows {
 
 /**
  * The arrays that two or more of `rows` read with the same indices but for the row's own, which
- * is the row iname itself; every other index uses only `parallel` inames and parameters.
+ * is the row iname itself; every other index uses only `parallel` inames and parameters. Arrays
+ * the kernel writes too are left where they are.
  */
 export function heldRowsOf(
   knl: LoopKernel,
@@ -54,8 +55,11 @@ export function heldRowsOf(
   parallel: readonly string[],
 ): HeldRows | undefined {
   const groups = new Map<string, { array: string; indices: string[]; rowAxis: number; rows: Set<string> }>();
-  for (const access of allAccesses(knl)) {
-    if (access.isWrite || !knl.arg(access.array)) continue;
+  const accesses = allAccesses(knl);
+  // an array the kernel also writes (in place) may change between the passes: read where it is
+  const written = new Set(accesses.filter((a) => a.isWrite).map((a) => a.array));
+  for (const access of accesses) {
+    if (access.isWrite || written.has(access.array) || !knl.arg(access.array)) continue;
     const used = access.indices.map((index) => [...freeVariables(index)].filter((v) => knl.inames.includes(v)));
     const rowAxes = access.indices.flatMap((index, axis) =>
       index.kind === 'var' && rows.includes(index.name) ? [axis] : [],
