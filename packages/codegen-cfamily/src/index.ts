@@ -23,5 +23,6 @@ export { helperName, type HelperKind } from './arithmetic-helpers.ts';
 export { KEEP_ROLLED } from './unroll-guard.ts';
 export { printSubgroupCall, type ShuffleMode, type SubgroupSink, type SubgroupSpelling } from './subgroups.ts';
 export { C_MATH_FUNCTIONS } from './math-names.ts';
+export { cFamilyLiteral, saturatingFloatToInteger, type LiteralSpelling } from './literals.ts';
 export { printMatrixOp, type MatrixSpelling, type PrintedProduct, type PrintedTile } from './matrix.ts';
 export type { AsyncCopySpelling } from './async-copies.ts';
