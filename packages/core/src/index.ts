@@ -482,6 +482,7 @@ export {
   type QueuedLaunch,
 } from './runtime/device.ts';
 export { BufferPool, DEFAULT_POOL_BYTES, sizeClass, type BufferPoolStats } from './runtime/buffer-pool.ts';
+export { PooledBuffer, type PooledBufferNames } from './runtime/pooled-buffer.ts';
 export { evaluateInt, valuesEnv, type IntEnv } from './runtime/evaluate.ts';
 export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
 export { imageExtents } from './runtime/images.ts';

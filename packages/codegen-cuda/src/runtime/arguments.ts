@@ -57,7 +57,7 @@ export class ParameterArena {
       if (arg?.kind === 'buffer') {
         if (!(arg.buffer instanceof CudaBuffer))
           throw new LoomError(`${where}: expected a CudaBuffer from createBuffer`);
-        this.#view.setBigUint64(offset, arg.buffer.pointerFor(context, where), true);
+        this.#view.setBigUint64(offset, arg.buffer.handleFor(context, where), true);
         size = SLOT;
       } else if (arg?.kind === 'scalar') {
         const bytes = Object.isFrozen(arg) ? scalarOf(arg, where) : scalarBytes(arg.dtype, arg.value, where);

@@ -573,7 +573,7 @@ function cString(bytes: Uint8Array): string {
 
 function pointerOf(context: CudaContext, buffer: CudaBuffer, use: string): bigint {
   if (!(buffer instanceof CudaBuffer)) throw new LoomError(`${use}: expected a CudaBuffer from createBuffer`);
-  return buffer.pointerFor(context, use);
+  return buffer.handleFor(context, use);
 }
 
 function asBytes(view: ArrayBufferView, use: string): Uint8Array {
