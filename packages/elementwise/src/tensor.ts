@@ -64,8 +64,13 @@ export class Tensor implements Layout {
     return this.shape.reduce((a, b) => a * b, 1);
   }
 
-  /** Row-major and gap-free: what `reshape` and a flat kernel like best. */
+  /**
+   * Row-major and gap-free: what `reshape` and a flat kernel like best. A tensor without elements is,
+   * whatever its strides, as in PyTorch (the product of the sizes is 0 before an empty axis, so
+   * `empty([2, 0, 4])`, strides `contiguousStrides` gives, was not, and `contiguous()` copied it).
+   */
   isContiguous(): boolean {
+    if (this.numel === 0) return true;
     let expected = 1;
     for (let d = this.ndim - 1; d >= 0; d--) {
       if (this.shape[d] !== 1 && this.strides[d] !== expected) return false;
