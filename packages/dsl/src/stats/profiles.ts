@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LoomError, measureDeviceProfile, type Device, type DeviceProfile } from '@loom/core';
 import { deviceOfKindOrReason, type DeviceKind } from '../any-device.ts';
-import { cacheDir, readCacheFile, warnCache, writeCacheFile } from '../cache/cache-file.ts';
+import { cacheDir, readCacheFile, updateCacheFile, warnCache } from '../cache/cache-file.ts';
 
 export type { DeviceKind } from '../any-device.ts';
 /** The kinds `--device` takes. */
@@ -141,7 +141,7 @@ export async function cachedProfile(
   if (committed) return { profile: committed.profile, source: 'committed' };
   onMeasuring?.(file);
   const profile = await measureDeviceProfile(device);
-  all.set(device.name, profile);
-  writeCacheFile(file, all);
+  // added to what the file holds by now (another process may have written it while this one measured)
+  updateCacheFile(file, (entries) => entries.set(device.name, profile));
   return { profile, source: 'measured' };
 }

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import type { TunedEntry, TuningCache } from '@loom/core';
-import { cacheDir, isJsonObject, readCacheFile, warnCache, writeCacheFile } from '../cache/cache-file.ts';
+import { cacheDir, isJsonObject, readCacheFile, updateCacheFile, warnCache } from '../cache/cache-file.ts';
 
 /** The tuning cache's file: `autotune.json` in `$LOOM_CACHE_DIR` (default `~/.cache/loom/`). */
 export function defaultTuningCacheFile(): string {
@@ -22,13 +22,15 @@ type Entries = Map<string, Map<string, TunedEntry>>;
 export function fileTuningCache(file: string = defaultTuningCacheFile()): TuningCache {
   return {
     get: (problem, device) => read(file).get(problem)?.get(device),
-    set: (problem, device, entry) => {
-      const all = read(file);
-      const byDevice = all.get(problem) ?? new Map<string, TunedEntry>();
-      byDevice.set(device, entry);
-      all.set(problem, byDevice);
-      writeCacheFile(file, new Map([...all].map(([p, devices]) => [p, Object.fromEntries(devices)])));
-    },
+    // added to what the file holds when it is written (other processes may have added entries), under its lock
+    set: (problem, device, entry) =>
+      updateCacheFile(file, (all) => {
+        const old = all.get(problem);
+        const byDevice = new Map<string, unknown>(isJsonObject(old) ? Object.entries(old) : []);
+        byDevice.set(device, entry);
+        // Object.fromEntries: a device named `__proto__` is a key like any other
+        all.set(problem, Object.fromEntries(byDevice));
+      }),
   };
 }
 
