@@ -37,7 +37,9 @@ export class Tensor implements Layout {
     if (strides.some((s) => !Number.isInteger(s)) || !Number.isInteger(offset))
       throw new LoomError('tensor strides and offset must be integers');
     if (componentDType(dtype) !== storage.dtype)
-      throw new LoomError(`a ${dtype} tensor cannot view storage of ${storage.dtype}`);
+      throw new LoomError(
+        `a tensor of ${dtype} cannot view a storage of ${storage.dtype} (it views its own component dtype, ${componentDType(dtype)}, only)`,
+      );
     this.shape = Object.freeze([...shape]);
     this.strides = Object.freeze([...strides]);
     const [lo, hi] = extent(this);

@@ -76,7 +76,7 @@ for (const device of testDevices()) {
     for (const dtype of ['int32', 'float64', 'complex128'] as const) {
       assert.throws(
         () => new Tensor(x.t.storage, dtype, [n], [1], 2 * k),
-        (e: unknown) => e instanceof LoomError && /cannot view storage of float32/.test((e as Error).message),
+        (e: unknown) => e instanceof LoomError && /cannot view a storage of float32/.test((e as Error).message),
         `a ${dtype} view of complex64 storage`,
       );
     }
