@@ -50,7 +50,7 @@ test('six processes adding their tuning results to one file at the same moment k
   }
 });
 
-test('a lock left by a process that died while holding it is taken over, and the entry written', () => {
+test('a lock left by a process that died while holding it is taken over, and the entry written', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'loom-cache-lock-'));
   try {
     const file = path.join(dir, 'autotune.json');
@@ -59,7 +59,7 @@ test('a lock left by a process that died while holding it is taken over, and the
     const old = new Date(Date.now() - 60_000);
     utimesSync(`${file}.lock`, old, old);
     fileTuningCache(file).set('after', 'device', entry(1));
-    assert.equal(fileTuningCache(file).get('after', 'device')?.config, { k: 1 });
+    assert.equal((await fileTuningCache(file).get('after', 'device'))?.config, { k: 1 });
     assert.not.ok(existsSync(`${file}.lock`));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,7 @@ export function uniqueName(base: string, taken: ReadonlySet<string>): string {
 }
 
 /**
- * The names `knl` uses (inames, arguments, temporaries, instruction ids) and a maker of fresh
+ * The names `knl` uses (inames, arguments, temporaries, substitution rules, instruction ids) and a maker of fresh
  * ones (`uniqueName`), each added to `taken` as it is made: for a transformation that adds inames,
  * temporaries and instructions together.
  */
@@ -51,6 +51,7 @@ export function kernelNamer(knl: LoopKernel): {
     ...knl.inames,
     ...knl.args.map((a) => a.name),
     ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
     ...knl.instructions.map((i) => i.id),
   ]);
   const fresh = (base: string) => {

@@ -21,7 +21,7 @@ import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
 import { boxSize, fixedInames, footprintAxes, insideBox, lastOffsetBound, type Use } from './footprint.ts';
 import { storeDependencies, tidy } from './footprint-store.ts';
 import { instructionsWithin, type Within } from './match.ts';
-import { uniqueName } from '../kernel/rename.ts';
+import { kernelNamer, uniqueName } from '../kernel/rename.ts';
 import { inlineRulesThat, mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
@@ -101,17 +101,7 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
       ),
     ),
   ];
-  const taken = new Set([
-    ...knl.inames,
-    ...knl.args.map((a) => a.name),
-    ...knl.temporaries.keys(),
-    ...knl.substitutions.keys(),
-  ]);
-  const fresh = (base: string) => {
-    const n = uniqueName(base, taken);
-    taken.add(n);
-    return n;
-  };
+  const { fresh } = kernelNamer(knl);
   const stored = axes.map((a, axis) => ({ ...a, axis })).filter((a) => a.extent !== undefined);
   const axisName = (axis: number) => (arg ?? temp)?.dimNames?.[axis] ?? axis;
   const initInames = stored.map((a) => fresh(`${name}_init_${axisName(a.axis)}`));

@@ -20,7 +20,7 @@ import { printExpr } from '../../expr/print.ts';
 import { freeVariables } from '../../expr/analysis.ts';
 import { allAccesses } from '../../kernel/accesses.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
-import { uniqueName } from '../../kernel/rename.ts';
+import { kernelNamer } from '../../kernel/rename.ts';
 import type { Candidate, GroupRestrictions, KernelAnalysis } from './space.ts';
 import type { ScheduleStep } from './steps.ts';
 
@@ -74,17 +74,7 @@ export function heldRowsOf(
     group.rows.add(used[rowAxis]![0]!);
     groups.set(key, group);
   }
-  const taken = new Set([
-    ...knl.inames,
-    ...knl.args.map((a) => a.name),
-    ...knl.temporaries.keys(),
-    ...knl.substitutions.keys(),
-  ]);
-  const fresh = (base: string) => {
-    const name = uniqueName(base, taken);
-    taken.add(name);
-    return name;
-  };
+  const { fresh } = kernelNamer(knl);
   const shared = [...groups.values()].filter((g) => g.rows.size >= 2);
   if (shared.length === 0) return undefined;
   const lane = fresh(`${rows[0]}_lane`);
