@@ -13,3 +13,21 @@ export async function refused(f: () => unknown, message: string): Promise<void> 
   }
   assert.unreachable(`expected a LoomError: ${message}`);
 }
+
+/**
+ * Asserts that `f` throws a LoomError matching `pattern` at once, synchronously (a call's metadata
+ * errors are thrown by the call, not by the promise it returns: pointwise()'s).
+ */
+export function refusedNow(f: () => unknown, pattern: RegExp): void {
+  let result: unknown;
+  try {
+    result = f();
+  } catch (e) {
+    assert.instance(e, LoomError);
+    assert.match((e as Error).message, pattern);
+    return;
+  }
+  // a promise rejected later is no synchronous refusal: silence it, and fail
+  if (result instanceof Promise) result.catch(() => {});
+  assert.unreachable(`expected a LoomError matching ${pattern}`);
+}

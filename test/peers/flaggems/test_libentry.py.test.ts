@@ -31,25 +31,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateCode, LoomError, type Device } from '@loom/core';
+import { generateCode, type Device } from '@loom/core';
 import { pointwise, type PointwiseFunction, type Tensor, tensor } from '@loom/elementwise';
 import { countingCompiles, testDevices } from '../../support/devices.ts';
 import { assertNumbers, numbers, sample } from '../../support/elementwise-reference.ts';
 import type { ChildReport } from './libcache-child.ts';
+import { refusedNow } from '../../support/refusals.ts';
 
 const f32 = Math.fround;
-
-/** Asserts that `f` throws a LoomError matching `pattern` at once. */
-function refusedNow(f: () => unknown, pattern: RegExp): void {
-  try {
-    f();
-  } catch (e) {
-    assert.instance(e, LoomError);
-    assert.match((e as Error).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected a LoomError matching ${pattern}`);
-}
 
 /**
  * A float32 tensor of `shape` with values in [-2, 2] (FlagGems' torch.randn), and those values: multiples of

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LoomError, targetFacts, type Device } from '@loom/core';
+import { targetFacts, type Device } from '@loom/core';
 import { empty, pointwise, Storage, Tensor, tensor } from '@loom/elementwise';
 import { testDevices } from '../../support/devices.ts';
 import {
@@ -31,6 +31,7 @@ import {
   toDType,
 } from '../../support/elementwise-reference.ts';
 import { AXPY_INPUT_SIZE, axpyInputs } from './concurrency-child.ts';
+import { refusedNow } from '../../support/refusals.ts';
 
 const f32 = Math.fround;
 
@@ -52,20 +53,6 @@ function viewed(storage: readonly number[], t: Tensor): number[] {
 /** A tensor's elements as numbers, row-major. */
 async function valuesOf(t: Tensor): Promise<number[]> {
   return numbers(await t.toArray(), t.dtype);
-}
-
-/** Asserts that `f` throws a LoomError matching `pattern` at once (metadata errors are synchronous), not later. */
-function refusedNow(f: () => unknown, pattern: RegExp): void {
-  let result: unknown;
-  try {
-    result = f();
-  } catch (e) {
-    assert.instance(e, LoomError);
-    assert.match((e as Error).message, pattern);
-    return;
-  }
-  if (result instanceof Promise) result.catch(() => {});
-  assert.unreachable(`expected a LoomError matching ${pattern}`);
 }
 
 /** Whether the device's work-items run side by side (OpenCL, WebGPU): only there are calls given vector4 or tiled kernels. */

@@ -24,7 +24,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evaluateInt, getGridSizeUpperBounds, LoomError, targetFacts, type Device } from '@loom/core';
+import { evaluateInt, getGridSizeUpperBounds, targetFacts, type Device } from '@loom/core';
 import {
   broadcastShapes,
   contiguous,
@@ -38,23 +38,10 @@ import { coalesce, strideOrder, stridesInOrder } from '../../../packages/element
 import { TILE } from '../../../packages/elementwise/src/variants.ts';
 import { testDevices } from '../../support/devices.ts';
 import { assertNumbers, broadcastApply, indices, numbers, sample } from '../../support/elementwise-reference.ts';
+import { refusedNow } from '../../support/refusals.ts';
 
 const f32 = Math.fround;
 const numel = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
-
-/** Asserts that `f` throws a LoomError matching `pattern` at once (metadata errors are synchronous). */
-function refusedNow(f: () => unknown, pattern: RegExp): void {
-  let result: unknown;
-  try {
-    result = f();
-  } catch (e) {
-    assert.instance(e, LoomError);
-    assert.match((e as Error).message, pattern);
-    return;
-  }
-  if (result instanceof Promise) result.catch(() => {});
-  assert.unreachable(`expected a LoomError matching ${pattern}`);
-}
 
 /** The elements of the view `t`, row-major, of a storage holding `storage`. */
 function viewed(storage: readonly number[], t: Tensor): number[] {
