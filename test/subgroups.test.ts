@@ -162,6 +162,9 @@ for (const device of testDevices()) {
       // a float max keeps Loom's NaN propagation: combined by Loom's max across lanes (shuffles)
       ['max', 'float32', 64],
       ['max', 'float32', 256],
+      // a work-group of one warp: the result in every lane's register, no local memory
+      ['sum', 'float32', 32],
+      ['max', 'float32', 32],
     ] as const;
     for (const [op, dtype, n] of cases) {
       const groups = 3;
@@ -211,6 +214,15 @@ test('a float max by shuffles: a butterfly of Loom max over subgroupShuffleXor, 
   assert.is(code.match(/__shfl_xor_sync/g)?.length, 10, code);
   assert.match(code, 'loom_maximum_float32');
   assert.equal(warnings.map(String), []);
+});
+
+test('a work-group of one subgroup reduces in registers: no local memory, no barrier', () => {
+  for (const op of ['sum', 'max'] as const) {
+    const code = generateCode(reductionKernel(op, 'float32', 32, 2), cudaTarget()).code;
+    assert.match(code, '__shfl_xor_sync');
+    assert.not.match(code, '__syncthreads', code);
+    assert.not.match(code, '__shared__', code);
+  }
 });
 
 test('a reduction by subgroups writes its partials and total without a write-race warning', () => {

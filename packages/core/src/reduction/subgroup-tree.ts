@@ -69,9 +69,6 @@ export function realizeSubgroupReduction(
   const id = (what: string) => r.name(`${label}_${what}`);
   const lane = call('subgroupLocalId', []);
   const local = r.temporary(`sg_${iname}`, dtype, [], 'private');
-  const partials = r.temporary(`part_${iname}`, dtype, [n / min], 'local');
-  const combined = r.temporary(`sg_total_${iname}`, dtype, [], 'private');
-  const total = r.temporary(`acc_${iname}`, dtype, [1], 'local');
   const within = [...new Set([...scope.within, iname, ...point.lanes])];
 
   const own = r.add(scope, {
@@ -82,6 +79,10 @@ export function realizeSubgroupReduction(
     dependsOn: [...scope.insn.dependsOn, ...point.dependsOn],
     noSyncWith: point.noSync,
   });
+  if (n === min && n === max) return wholeInEveryLane(r, scope, variable(local), [own]);
+  const partials = r.temporary(`part_${iname}`, dtype, [n / min], 'local');
+  const combined = r.temporary(`sg_total_${iname}`, dtype, [], 'private');
+  const total = r.temporary(`acc_${iname}`, dtype, [1], 'local');
   const partial = r.add(scope, {
     id: id('partial'),
     assignees: [subscript(partials, [call('subgroupId', [])])],
@@ -171,6 +172,7 @@ function realizeByShuffles(
           });
           return butterfly(variable(t), 'sg', [computed]);
         })();
+  if (runs === 1) return wholeInEveryLane(r, scope, own.value, own.dependsOn);
   const partials = r.temporary(`part_${iname}`, dtype, [runs], 'local');
   const partial = r.add(scope, {
     id: id('partial'),
@@ -204,4 +206,14 @@ function realizeByShuffles(
   const values: Expr[] = [subscript(total, [int(0)])];
   if (scope.readers === 'all') return { values, dependsOn: [stored], lanes: [], noSync: [] };
   return { values, dependsOn: [stored], lanes: [r.laneZeroOf(0)], noSync: [`${stored}@local`] };
+}
+
+/**
+ * A work-group of one subgroup: after its combination every lane holds the whole result in a
+ * register (a butterfly's lanes combine the same values in the same shape, commuted), so it is
+ * read there, with no local memory and no barrier; a reader that writes shared memory does so from
+ * lane zero.
+ */
+function wholeInEveryLane(r: Realization, scope: Scope, value: Expr, dependsOn: readonly string[]): Realized {
+  return { values: [value], dependsOn, lanes: scope.readers === 'all' ? [] : [r.laneZeroOf(0)], noSync: [] };
 }
