@@ -310,17 +310,17 @@ test('rows several passes read alike are held in registers: one read of x a row,
     const held = enumerateCandidates(analysis, { candidates: 0, maxGroup: 256 }, 1).filter((c) =>
       c.label.includes('held'),
     );
-    // a work-item holds at most 16 elements of a row, of a group of 64 or more that divides it
+    // a work-item holds at most 16 elements of a row, of a group of 32 or more that divides it
     const groups = held.map((c) => Number(/over (\d+) work-items/.exec(c.label)![1]));
-    assert.equal(groups, name === 'softmax' ? [64, 128, 256] : [64], name);
+    assert.equal(groups, name === 'softmax' ? [32, 64, 128, 256] : [32, 64], name);
     const script = scheduleScript(held[0]!.steps);
     assert.match(script, ".renameInames(['j_inner', 'k_inner', 'l_inner'], 'j_lane')");
-    assert.match(script, ".extractSubst('x_row', 'x[i, 64*x_step + j_lane]', ['x_step'])");
+    assert.match(script, ".extractSubst('x_row', 'x[i, 32*x_step + j_lane]', ['x_step'])");
     const scheduled = applySchedule(knl, held[0]!.steps);
     assert.is(applyScript(builder, script).kernel.toString(), scheduled.toString());
     // x read once, from registers by every pass: the OpenCL C reads global x only in the fill
     const code = generateCode(scheduled, openclTarget()).code;
-    assert.is(code.match(/\bx\[/g)?.length, sizes.m / 64, code);
+    assert.is(code.match(/\bx\[/g)?.length, sizes.m / 32, code);
   }
   // a kernel with one pass over its rows holds nothing
   const rowSums = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 's[i] = sum(j, a[i, j])'), { a: 'float32' });
@@ -336,7 +336,7 @@ test('rows several passes read alike are held in registers: one read of x a row,
     { x: 'float32', mx: 'float32', s: 'float32' },
   );
   assert.is(analyzeKernel(inPlace, { n: 4, m: 256 }).heldRows, undefined);
-  // nor where no group of 64 to 256 work-items divides the row
+  // nor where no group of 32 to 256 work-items divides the row
   const odd = fixParameters(PASSES[0]!.written, { n: 5, m: 250 });
   assert.not.ok(
     enumerateCandidates(analyzeKernel(odd, {}), { candidates: 0, maxGroup: 256 }, 1).some((c) =>

@@ -92,7 +92,7 @@ export function heldRowsOf(
 }
 
 /**
- * A row a work-group of 64, 128 or 256 work-items (each holding at most HELD_ELEMENTS of every
+ * A row a work-group of 32 (one warp: its reductions stay in registers), 64, 128 or 256 work-items (each holding at most HELD_ELEMENTS of every
  * array read alike), the parallel inames whole on group axes, the arrays in `analysis.heldRows`
  * read once into registers.
  */
@@ -103,7 +103,7 @@ export function heldRowCandidates(analysis: KernelAnalysis, restrictions: GroupR
   const extent = rows[0]!.extent;
   if (!rows.every((r) => r.extent === extent)) return [];
   const parallel = analysis.parallel.map((p) => p.iname);
-  return [64, 128, 256]
+  return [32, 64, 128, 256]
     .filter((size) => size <= restrictions.maxGroup && extent % size === 0 && extent / size <= HELD_ELEMENTS)
     .map((size): Candidate => {
       const steps: ScheduleStep[] = [];
