@@ -162,9 +162,12 @@ for (const device of testDevices()) {
       // a float max keeps Loom's NaN propagation: combined by Loom's max across lanes (shuffles)
       ['max', 'float32', 64],
       ['max', 'float32', 256],
-      // a work-group of one warp: the result in every lane's register, no local memory
+      // a work-group of one subgroup (32 on CUDA, 8 on lavapipe): the result in every lane's register
       ['sum', 'float32', 32],
       ['max', 'float32', 32],
+      ['sum', 'float32', 8],
+      ['max', 'float32', 8],
+      ['max', 'int32', 8],
     ] as const;
     for (const [op, dtype, n] of cases) {
       const groups = 3;
