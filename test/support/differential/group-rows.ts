@@ -10,7 +10,8 @@
  * With `heldRows`, some rows are held in registers as autoSchedule's held rows are: the row's
  * length a multiple of the group's (at most 3 steps), each row's loop split with its steps
  * unrolled, the rows' work-items made one iname, and x's row read once into private memory by
- * `extractSubst` + `precompute` over the step (held-rows.ts).
+ * `extractSubst` + `precompute` over the step (held-rows.ts). A quarter of the cases take groups of
+ * 8 or 16 work-items: one or two of lavapipe's subgroups, whose reductions stay in registers.
  */
 import {
   addDtypes,
@@ -47,11 +48,13 @@ export async function runGroupRowsCase(
 ): Promise<GroupRowsResult> {
   if (!features.has('groupRows')) return { seed, ran: [], findings: [] };
   const rng = new Rng(seed ^ 0x6a0c5);
-  const group = rng.pick([32, 64, 128, 256]);
+  const drawnGroup = rng.pick([32, 64, 128, 256]);
   const n = rng.int(1, 40);
   // drawn from a stream of its own, so that the cases without it stay what they were
   const heldRng = new Rng(seed ^ 0x4e1d);
   const held = features.has('heldRows') && heldRng.chance(0.5);
+  // a quarter of the cases in a group of one small subgroup (lavapipe's 8) or two: its reductions in registers
+  const group = heldRng.chance(0.25) ? heldRng.pick([8, 16]) : drawnGroup;
   const drawnM = rng.int(1, 3 * group);
   const m = held ? group * heldRng.int(1, 3) : drawnM;
   const op = rng.pick(['sum', 'max', 'min'] as const);
