@@ -316,6 +316,9 @@ test('rows several passes read alike are held in registers: one read of x a row,
     const script = scheduleScript(held[0]!.steps);
     assert.match(script, ".renameInames(['j_inner', 'k_inner', 'l_inner'], 'j_lane')");
     assert.match(script, ".extractSubst('x_row', 'x[i, 32*x_step + j_lane]', ['x_step'])");
+    // the row's results (softmax's maximum and sum, the mean and variance) kept in registers
+    for (const result of name === 'softmax' ? ['mx', 's'] : ['mu', 'v'])
+      assert.match(script, `.bufferArray('${result}', { temporaryAddressSpace: 'private', initExpression: '0' })`);
     const scheduled = applySchedule(knl, held[0]!.steps);
     assert.is(applyScript(builder, script).kernel.toString(), scheduled.toString());
     // x read once, from registers by every pass: the OpenCL C reads global x only in the fill

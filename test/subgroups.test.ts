@@ -199,6 +199,28 @@ for (const device of testDevices()) {
     }
   });
 
+  test(`${device.name}: a reduction every work-item reads from its own register (a private result), over one or several subgroups`, async () => {
+    for (const n of [8, 32, 64]) {
+      // every work-item subtracts its row's maximum: the result read by all, not stored by one
+      const knl = tagInames(
+        makeKernel(
+          `{ [g, l, j]: 0<=g<3 and 0<=l,j<${n} }`,
+          `<float32> t = max(l, a[${n}*g + l]) {id=t}
+           out[${n}*g + j] = a[${n}*g + j] - t {dep=t}`,
+          [globalArg('a', { dtype: 'float32', shape: 3 * n }), globalArg('out', { dtype: 'float32', shape: 3 * n })],
+        ),
+        { g: 'g.0', l: 'l.0', j: 'l.0' },
+      );
+      const a = Float32Array.from({ length: 3 * n }, (_, i) => ((i * 37 + 11) % 53) - 26);
+      const { out } = await run(knl, device, { a });
+      const want = Array.from(a, (v, i) => {
+        const g = Math.floor(i / n);
+        return v - Math.max(...a.subarray(g * n, (g + 1) * n));
+      });
+      assert.equal(Array.from(out as Float32Array), want, `rows of ${n}`);
+    }
+  });
+
   test(`${device.name}: a float max across lanes propagates NaN as the tree does, from any lane`, async () => {
     for (const at of [0, 37, 255]) {
       const knl = reductionKernel('max', 'float32', 256, 2);

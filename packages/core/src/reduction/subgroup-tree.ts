@@ -79,7 +79,8 @@ export function realizeSubgroupReduction(
     dependsOn: [...scope.insn.dependsOn, ...point.dependsOn],
     noSyncWith: point.noSync,
   });
-  if (n === min && n === max) return wholeInEveryLane(r, scope, variable(local), [own]);
+  if (n === min && n === max)
+    return wholeInEveryLane(r, scope, variable(local), [own], { iname, lo: range.lo, dtype, id: id('total'), within });
   const partials = r.temporary(`part_${iname}`, dtype, [n / min], 'local');
   const combined = r.temporary(`sg_total_${iname}`, dtype, [], 'private');
   const total = r.temporary(`acc_${iname}`, dtype, [1], 'local');
@@ -172,7 +173,14 @@ function realizeByShuffles(
           });
           return butterfly(variable(t), 'sg', [computed]);
         })();
-  if (runs === 1) return wholeInEveryLane(r, scope, own.value, own.dependsOn);
+  if (runs === 1)
+    return wholeInEveryLane(r, scope, own.value, own.dependsOn, {
+      iname,
+      lo: range.lo,
+      dtype,
+      id: id('total'),
+      within,
+    });
   const partials = r.temporary(`part_${iname}`, dtype, [runs], 'local');
   const partial = r.add(scope, {
     id: id('partial'),
@@ -210,10 +218,34 @@ function realizeByShuffles(
 
 /**
  * A work-group of one subgroup: after its combination every lane holds the whole result in a
- * register (a butterfly's lanes combine the same values in the same shape, commuted), so it is
- * read there, with no local memory and no barrier; a reader that writes shared memory does so from
- * lane zero.
+ * register (a butterfly's lanes combine the same values in the same shape, commuted). A reader that
+ * writes shared memory reads it there, from lane zero: no local memory, no barrier. A reader on
+ * every work-item outside the reduction's iname cannot name another lane's register (Loom's
+ * private temporaries are per work-item of the inames they are written in), so lane zero stores it
+ * in local memory once, read after one barrier: one where the partials took two.
  */
-function wholeInEveryLane(r: Realization, scope: Scope, value: Expr, dependsOn: readonly string[]): Realized {
-  return { values: [value], dependsOn, lanes: scope.readers === 'all' ? [] : [r.laneZeroOf(0)], noSync: [] };
+function wholeInEveryLane(
+  r: Realization,
+  scope: Scope,
+  value: Expr,
+  dependsOn: readonly string[],
+  where: {
+    readonly iname: string;
+    readonly lo: number;
+    readonly dtype: DType;
+    readonly id: string;
+    readonly within: readonly string[];
+  },
+): Realized {
+  if (scope.readers === 'one') return { values: [value], dependsOn, lanes: [r.laneZeroOf(0)], noSync: [] };
+  const total = r.temporary(`acc_${where.iname}`, where.dtype, [1], 'local');
+  const stored = r.add(scope, {
+    id: where.id,
+    assignees: [subscript(total, [int(0)])],
+    expression: value,
+    withinInames: where.within,
+    dependsOn,
+    predicates: [compare('==', variable(where.iname), int(where.lo))],
+  });
+  return { values: [subscript(total, [int(0)])], dependsOn: [stored], lanes: [], noSync: [] };
 }

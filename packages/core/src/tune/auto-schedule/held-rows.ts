@@ -11,6 +11,7 @@
  *     .extractSubst('x_row', 'x[i, 128*x_step + k_lane]', ['x_step'])
  *     .precompute('x_row', ['k_outer', 'l_outer', 'j_outer'],
  *                 { storageAxes: ['x_step'], fetchOuterInames: ['i', 'k_lane'], space: 'private', defaultTag: 'unr' })
+ *     .bufferArray('mx', { temporaryAddressSpace: 'private', initExpression: '0' })   // and s: the results in registers
  *
  * A work-item's elements of the row are a group's width apart, so a warp reads each step's
  * elements side by side (coalesced), and the rule's storage axis is the step, not the row's
@@ -42,6 +43,13 @@ export interface HeldRows {
     readonly rule: string;
     readonly step: string;
   }[];
+  /**
+   * The row's results a later pass reads (softmax's maximum `mx[i]` and sum `s[i]`): global arrays
+   * indexed by parallel inames alone, written by an instruction that does not read them. They are
+   * buffered in registers (`bufferArray` into private memory), read there by the later passes and
+   * stored once at the end, instead of a round trip through global memory behind a barrier.
+   */
+  readonly results: readonly string[];
 }
 
 /**
@@ -77,6 +85,17 @@ export function heldRowsOf(
   const { fresh } = kernelNamer(knl);
   const shared = [...groups.values()].filter((g) => g.rows.size >= 2);
   if (shared.length === 0) return undefined;
+  const results = [...written].filter((array) => {
+    if (!knl.arg(array)) return false;
+    const writes = accesses.filter((a) => a.array === array && a.isWrite);
+    const reads = accesses.filter((a) => a.array === array && !a.isWrite);
+    const perRow = (a: (typeof accesses)[number]) =>
+      a.indices.every((index) =>
+        [...freeVariables(index)].every((v) => !knl.inames.includes(v) || parallel.includes(v)),
+      );
+    const writers = new Set(writes.map((w) => w.instruction.id));
+    return writes.every(perRow) && reads.length > 0 && reads.every((r) => !writers.has(r.instruction.id));
+  });
   const lane = fresh(`${rows[0]}_lane`);
   return {
     lane,
@@ -88,13 +107,14 @@ export function heldRowsOf(
       rule: fresh(`${g.array}_row`),
       step: fresh(`${g.array}_step`),
     })),
+    results,
   };
 }
 
 /**
- * A row a work-group of 32 (one warp: its reductions stay in registers), 64, 128 or 256 work-items (each holding at most HELD_ELEMENTS of every
- * array read alike), the parallel inames whole on group axes, the arrays in `analysis.heldRows`
- * read once into registers.
+ * A row a work-group of 32 (one warp: its reductions stay in registers), 64, 128 or 256 work-items
+ * (each holding at most HELD_ELEMENTS of every array read alike), the parallel inames whole on group
+ * axes, the arrays in `analysis.heldRows` read once into registers, the row's results kept there.
  */
 export function heldRowCandidates(analysis: KernelAnalysis, restrictions: GroupRestrictions): Candidate[] {
   const held = analysis.heldRows;
@@ -129,6 +149,7 @@ export function heldRowCandidates(analysis: KernelAnalysis, restrictions: GroupR
           fetchOuterInames: [...parallel, held.lane],
         });
       }
+      for (const array of held.results) steps.push({ kind: 'bufferArray', array });
       const arrays = held.reads.map((r) => r.array).join(', ');
       return {
         steps,

@@ -2,7 +2,7 @@
  * A schedule as data: the chain of transformations that turns the user's kernel into a
  * candidate, each step one call of a public transformation (`splitIname`, `tagInames`,
  * `addPrefetch`, `doubleBuffer`, `asyncCopies`, `prioritizeLoops`, `fixParameters`, `renameInames`, `extractSubst`,
- * `precompute`). The same list is applied to kernels here and printed as
+ * `precompute`, `bufferArray`). The same list is applied to kernels here and printed as
  * the `@loom/dsl` builder chain that does the same, so a pasted script rebuilds the kernel the
  * search measured, call for call.
  */
@@ -17,6 +17,7 @@ import { splitIname } from '../../transform/split-iname.ts';
 import { renameInames } from '../../transform/rename-inames.ts';
 import { extractSubst } from '../../transform/substitutions.ts';
 import { precompute } from '../../transform/precompute.ts';
+import { bufferArray } from '../../transform/buffer-array.ts';
 import { tagInames } from '../../transform/tag-inames.ts';
 
 /** One transformation of a schedule (plain data: a cache keeps it as JSON). */
@@ -77,6 +78,14 @@ export type ScheduleStep =
       readonly fetchOuterInames: readonly string[];
     }
   | {
+      /**
+       * A row's result held in a work-item's register while the kernel runs (bufferArray into private
+       * memory, starting from 0: its writer does not read it), stored once at the end.
+       */
+      readonly kind: 'bufferArray';
+      readonly array: string;
+    }
+  | {
       /** The kernel specialised to these parameters (fixParameters; `autoSchedule`'s fixSizes). */
       readonly kind: 'fix';
       readonly values: Readonly<Record<string, number>>;
@@ -124,6 +133,8 @@ function applyStep(knl: LoopKernel, step: ScheduleStep): LoopKernel {
         temporaryAddressSpace: 'private',
         defaultTag: 'unr',
       });
+    case 'bufferArray':
+      return bufferArray(knl, step.array, { temporaryAddressSpace: 'private', initExpression: '0' });
     default: {
       const never: never = step;
       throw new LoomError(`applySchedule: unknown step ${JSON.stringify(never)}`);
@@ -168,6 +179,8 @@ function verbOf(step: ScheduleStep): string {
       return `extractSubst(${quote(step.name)}, ${quote(step.template)}, [${step.parameters.map(quote).join(', ')}])`;
     case 'precompute':
       return `precompute(${quote(step.rule)}, [${step.sweep.map(quote).join(', ')}], { storageAxes: [${step.storageAxes.map(quote).join(', ')}], fetchOuterInames: [${step.fetchOuterInames.map(quote).join(', ')}], space: 'private', defaultTag: 'unr' })`;
+    case 'bufferArray':
+      return `bufferArray(${quote(step.array)}, { temporaryAddressSpace: 'private', initExpression: '0' })`;
     default: {
       const never: never = step;
       throw new LoomError(`scheduleScript: unknown step ${JSON.stringify(never)}`);
