@@ -339,6 +339,20 @@ test('rows several passes read alike are held in registers: one read of x a row,
     { x: 'float32', mx: 'float32', s: 'float32' },
   );
   assert.is(analyzeKernel(inPlace, { n: 4, m: 256 }).heldRows, undefined);
+  // a result written under a condition keeps its global array (a buffer would store 0 where it was not written)
+  const guarded = addDtypes(
+    makeKernel(
+      '{ [i,j,k,l]: 0<=i<n and 0<=j,k,l<m }',
+      `mx[i] = max(k, x[i, k]) {id=mx}
+       if i > 0
+         s[i] = sum(l, exp(x[i, l] - mx[i])) {id=s, dep=mx}
+       end
+       y[i, j] = exp(x[i, j] - mx[i]) / s[i] {dep=s}`,
+    ),
+    { x: 'float32', mx: 'float32', s: 'float32' },
+  );
+  assert.equal(analyzeKernel(guarded, { n: 4, m: 256 }).heldRows?.results, ['mx']);
+  assert.equal(analyzeKernel(PASSES[0]!.knl, PASSES[0]!.sizes).heldRows?.results, ['mx', 's']);
   // nor where no group of 32 to 256 work-items divides the row
   const odd = fixParameters(PASSES[0]!.written, { n: 5, m: 250 });
   assert.not.ok(

@@ -45,7 +45,8 @@ export interface HeldRows {
   }[];
   /**
    * The row's results a later pass reads (softmax's maximum `mx[i]` and sum `s[i]`): global arrays
-   * indexed by parallel inames alone, written by an instruction that does not read them. They are
+   * indexed by parallel inames alone, written once a row (outside the rows' loops, unconditionally)
+   * by an instruction that does not read them. They are
    * buffered in registers (`bufferArray` into private memory), read there by the later passes and
    * stored once at the end, instead of a round trip through global memory behind a barrier.
    */
@@ -94,7 +95,14 @@ export function heldRowsOf(
         [...freeVariables(index)].every((v) => !knl.inames.includes(v) || parallel.includes(v)),
       );
     const writers = new Set(writes.map((w) => w.instruction.id));
-    return writes.every(perRow) && reads.length > 0 && reads.every((r) => !writers.has(r.instruction.id));
+    // written once a row, whole: outside the rows' loops (a reduction over them), unconditionally
+    const once = (w: (typeof accesses)[number]) =>
+      w.guards.length === 0 && w.instruction.withinInames.every((i) => parallel.includes(i));
+    return (
+      writes.every((w) => perRow(w) && once(w)) &&
+      reads.length > 0 &&
+      reads.every((r) => !writers.has(r.instruction.id))
+    );
   });
   const lane = fresh(`${rows[0]}_lane`);
   return {
