@@ -83,7 +83,6 @@ export function realizeSubgroupReduction(
     return wholeInEveryLane(r, scope, variable(local), [own], { iname, lo: range.lo, dtype, id: id('total'), within });
   const partials = r.temporary(`part_${iname}`, dtype, [n / min], 'local');
   const combined = r.temporary(`sg_total_${iname}`, dtype, [], 'private');
-  const total = r.temporary(`acc_${iname}`, dtype, [1], 'local');
   const partial = r.add(scope, {
     id: id('partial'),
     assignees: [subscript(partials, [call('subgroupId', [])])],
@@ -100,18 +99,7 @@ export function realizeSubgroupReduction(
     withinInames: within,
     dependsOn: [partial],
   });
-  const first = compare('==', variable(iname), int(range.lo));
-  const stored = r.add(scope, {
-    id: id('total'),
-    assignees: [subscript(total, [int(0)])],
-    expression: variable(combined),
-    withinInames: within,
-    dependsOn: [across],
-    predicates: [first],
-  });
-  const values: Expr[] = [subscript(total, [int(0)])];
-  if (scope.readers === 'all') return { values, dependsOn: [stored], lanes: [], noSync: [] };
-  return { values, dependsOn: [stored], lanes: [r.laneZeroOf(0)], noSync: [`${stored}@local`] };
+  return storedTotal(r, scope, variable(combined), [across], { iname, lo: range.lo, dtype, id: id('total'), within });
 }
 
 /**
@@ -202,18 +190,16 @@ function realizeByShuffles(
     dependsOn: [partial],
   });
   const across = butterfly(variable(runTotal), 'sg_total', [read]);
-  const total = r.temporary(`acc_${iname}`, dtype, [1], 'local');
-  const stored = r.add(scope, {
-    id: id('total'),
-    assignees: [subscript(total, [int(0)])],
-    expression: across.value,
-    withinInames: within,
-    dependsOn: across.dependsOn,
-    predicates: [compare('==', variable(iname), int(range.lo))],
-  });
-  const values: Expr[] = [subscript(total, [int(0)])];
-  if (scope.readers === 'all') return { values, dependsOn: [stored], lanes: [], noSync: [] };
-  return { values, dependsOn: [stored], lanes: [r.laneZeroOf(0)], noSync: [`${stored}@local`] };
+  return storedTotal(r, scope, across.value, across.dependsOn, { iname, lo: range.lo, dtype, id: id('total'), within });
+}
+
+/** Where a reduction's total is stored: its iname, the work-item that stores it (`lo`), and names. */
+interface TotalSite {
+  readonly iname: string;
+  readonly lo: number;
+  readonly dtype: DType;
+  readonly id: string;
+  readonly within: readonly string[];
 }
 
 /**
@@ -221,31 +207,42 @@ function realizeByShuffles(
  * register (a butterfly's lanes combine the same values in the same shape, commuted). A reader that
  * writes shared memory reads it there, from lane zero: no local memory, no barrier. A reader on
  * every work-item outside the reduction's iname cannot name another lane's register (Loom's
- * private temporaries are per work-item of the inames they are written in), so lane zero stores it
- * in local memory once, read after one barrier: one where the partials took two.
+ * private temporaries are per work-item of the inames they are written in), so it gets the total
+ * from local memory, after one barrier: one where the partials took two.
  */
 function wholeInEveryLane(
   r: Realization,
   scope: Scope,
   value: Expr,
   dependsOn: readonly string[],
-  where: {
-    readonly iname: string;
-    readonly lo: number;
-    readonly dtype: DType;
-    readonly id: string;
-    readonly within: readonly string[];
-  },
+  site: TotalSite,
 ): Realized {
   if (scope.readers === 'one') return { values: [value], dependsOn, lanes: [r.laneZeroOf(0)], noSync: [] };
-  const total = r.temporary(`acc_${where.iname}`, where.dtype, [1], 'local');
+  return storedTotal(r, scope, value, dependsOn, site);
+}
+
+/**
+ * The total, which the work-item at the iname's first value holds, stored in local memory for its
+ * readers: every work-item (a private result), or lane zero of the group (a store to shared memory,
+ * which may skip the barrier behind its own store).
+ */
+function storedTotal(
+  r: Realization,
+  scope: Scope,
+  value: Expr,
+  dependsOn: readonly string[],
+  site: TotalSite,
+): Realized {
+  const total = r.temporary(`acc_${site.iname}`, site.dtype, [1], 'local');
   const stored = r.add(scope, {
-    id: where.id,
+    id: site.id,
     assignees: [subscript(total, [int(0)])],
     expression: value,
-    withinInames: where.within,
+    withinInames: site.within,
     dependsOn,
-    predicates: [compare('==', variable(where.iname), int(where.lo))],
+    predicates: [compare('==', variable(site.iname), int(site.lo))],
   });
-  return { values: [subscript(total, [int(0)])], dependsOn: [stored], lanes: [], noSync: [] };
+  const values: Expr[] = [subscript(total, [int(0)])];
+  if (scope.readers === 'all') return { values, dependsOn: [stored], lanes: [], noSync: [] };
+  return { values, dependsOn: [stored], lanes: [r.laneZeroOf(0)], noSync: [`${stored}@local`] };
 }
