@@ -11,7 +11,8 @@
  * length a multiple of the group's (at most 3 steps), each row's loop split with its steps
  * unrolled, the rows' work-items made one iname, and x's row read once into private memory by
  * `extractSubst` + `precompute` over the step (held-rows.ts). A quarter of the cases take groups of
- * 8 or 16 work-items: one or two of lavapipe's subgroups, whose reductions stay in registers.
+ * 8 or 16 work-items: one or two of lavapipe's subgroups, whose reductions stay in registers; and
+ * some keep the maximum in a private temporary that every work-item reads (`rt`), besides `r`.
  */
 import {
   addDtypes,
@@ -57,14 +58,19 @@ export async function runGroupRowsCase(
   const group = heldRng.chance(0.25) ? heldRng.pick([8, 16]) : drawnGroup;
   const drawnM = rng.int(1, 3 * group);
   const m = held ? group * heldRng.int(1, 3) : drawnM;
+  // the maximum kept in a private temporary every work-item reads (a reduction whose readers are all of them)
+  const inRegister = heldRng.chance(0.3);
+  const result = inRegister ? 'rt' : 'r[i]';
   const op = rng.pick(['sum', 'max', 'min'] as const);
   const combine = rng.pick(['+', '-'] as const);
   // a second reduction reading the first, as softmax's sum reads its maximum
   const second = rng.chance(0.5);
   const instructions = [
-    `r[i] = ${op}(k, x[i, k]) {id=r}`,
-    ...(second ? ['t[i] = sum(l, x[i, l] * r[i]) {id=t, dep=r}'] : []),
-    `y[i, j] = x[i, j] ${combine} r[i]${second ? ' + t[i]' : ''} {dep=${second ? 't' : 'r'}}`,
+    ...(inRegister
+      ? [`<float32> rt = ${op}(k, x[i, k]) {id=rt}`, 'r[i] = rt {id=r, dep=rt}']
+      : [`r[i] = ${op}(k, x[i, k]) {id=r}`]),
+    ...(second ? [`t[i] = sum(l, x[i, l] * ${result}) {id=t, dep=r}`] : []),
+    `y[i, j] = x[i, j] ${combine} ${result}${second ? ' + t[i]' : ''} {dep=${second ? 't' : 'r'}}`,
   ];
   const domain = `{ [i, j, k${second ? ', l' : ''}]: 0<=i<${n} and 0<=j,k${second ? ',l' : ''}<${m} }`;
   let knl = addDtypes(makeKernel(domain, instructions.join('\n')), {
