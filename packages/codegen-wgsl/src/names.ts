@@ -15,6 +15,7 @@
  * they come, each one unique.
  */
 import { checkInternalName } from '@loom/core';
+import { MATH_HELPER_KINDS } from './math-helpers.ts';
 
 /** Keywords: the grammar's own words. */
 const KEYWORDS = [
@@ -463,17 +464,7 @@ const TARGET_NAMES = [
     'to_i32',
     'to_u32',
     'to_bfloat16',
-    'expm1',
-    'log1p',
-    'asinh',
-    'atanh',
-    'hypot',
-    'erfc',
-    'copysign',
-    'isinf',
-    'isfinite',
-    'fmin',
-    'fmax',
+    ...MATH_HELPER_KINDS,
   ].flatMap((k) => ['i32', 'u32', 'f32', 'f16'].map((t) => `${k}_${t}`)),
 ];
 
