@@ -21,7 +21,8 @@ import { ownEntry } from '../names.ts';
 import type { GeneratedCode } from '../codegen/generated.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument, type QueuedLaunch } from './device.ts';
-import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
+import { throwViolations, type RunOptions } from './bounds-flags.ts';
+import { allocateCallBuffers } from './call-buffers.ts';
 import { checkBufferFits, planCall, type CallPlan, type PlannedLaunch } from './call-plan.ts';
 import { hostLaunches, type HostLaunch } from './host-loops.ts';
 import { resolveAliases } from './aliasing.ts';
@@ -98,19 +99,8 @@ export async function prepareLaunch(
     checkBufferFits(a, given);
     buffers[a.slot] = given.buffer;
   }
-  const owned: DeviceBuffer[] = [];
-  for (const t of plan.temporaries) {
-    const buffer = device.allocate(Math.max(t.byteLength, 4));
-    owned.push(buffer);
-    buffers[t.slot] = buffer;
-    if (t.initializer) await device.write(buffer, t.initializer);
-  }
+  const owned = await allocateCallBuffers(device, plan, buffers);
   const checks = plan.checks;
-  if (checks) {
-    const flags = await allocateFlags(device, checks);
-    owned.push(flags);
-    buffers[checks.slot] = flags;
-  }
   // the host loops run here, once: the launches they make, with their values, are fixed by the call's values
   const order = [...hostLaunches(plan, plan.binding.values)];
   const kernels: PreparedKernel[] = order.map(({ launch: l, loops }) => ({

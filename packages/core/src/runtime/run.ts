@@ -13,7 +13,8 @@ import type { Program } from '../program/program.ts';
 import type { RunArgument, ShapedHostArray } from './arguments.ts';
 import { DeviceArray, type Device, type DeviceArrayView, type DeviceBuffer } from './device.ts';
 import { unpackViews, type ViewLayout } from './views.ts';
-import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
+import { throwViolations, type RunOptions } from './bounds-flags.ts';
+import { allocateCallBuffers } from './call-buffers.ts';
 import { checkBufferFits, launchArguments, planCall } from './call-plan.ts';
 import { hostLaunches } from './host-loops.ts';
 import { resolveAliases } from './aliasing.ts';
@@ -83,19 +84,9 @@ export async function run(
       buffers[a.slot] = buffer;
     }
 
-    // global temporaries (save slots, user-placed ones) live for the whole run
-    for (const t of plan.temporaries) {
-      const buffer = device.allocate(Math.max(t.byteLength, 4));
-      owned.push(buffer);
-      buffers[t.slot] = buffer;
-      if (t.initializer) await device.write(buffer, t.initializer);
-    }
+    // global temporaries (save slots, user-placed ones) and the bounds flags live for the whole run
+    owned.push(...(await allocateCallBuffers(device, plan, buffers)));
     const checks = plan.checks;
-    if (checks) {
-      const flags = await allocateFlags(device, checks);
-      owned.push(flags);
-      buffers[checks.slot] = flags;
-    }
     if (plan.hasHostLoops) {
       for (const { launch: l, loops } of hostLaunches(plan, plan.binding.values)) {
         await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers, loops), l.groupCount, l.localSize);
