@@ -221,6 +221,59 @@ for (const device of testDevices()) {
     }
   });
 
+  test(`${device.name}: rows side by side along l.1, a subgroup each, reduce in registers; stored by one lane or read by all`, async () => {
+    const facts = targetFacts(device.target).subgroups;
+    // a row a subgroup where the width is fixed (8 on lavapipe), else 32: the tree then, the same values
+    const width =
+      !('refused' in facts) && typeof facts.size === 'object' && facts.size.min === facts.size.max
+        ? facts.size.min
+        : 32;
+    for (const [op, dtype] of [
+      ['max', 'float32'],
+      ['sum', 'int32'],
+      ['min', 'int32'],
+    ] as const) {
+      const rows = 4;
+      const groups = 3;
+      const values = Array.from({ length: groups * rows * width }, (_, i) => ((i * 29 + 7) % 61) - 30);
+      const a = dtype === 'float32' ? Float32Array.from(values) : Int32Array.from(values);
+      const reduce = (row: number[]) =>
+        op === 'sum' ? row.reduce((x, y) => x + y, 0) : op === 'max' ? Math.max(...row) : Math.min(...row);
+      const rowOf = (k: number) => values.slice(k * width, (k + 1) * width);
+      // one lane stores each row's total
+      const stored = tagInames(
+        makeKernel(
+          `{ [g, r, l]: 0<=g<${groups} and 0<=r<${rows} and 0<=l<${width} }`,
+          `out[${rows}*g + r] = ${op}(l, a[${rows * width}*g + ${width}*r + l])`,
+          [globalArg('a', { dtype, shape: values.length }), globalArg('out', { dtype, shape: groups * rows })],
+        ),
+        { g: 'g.0', r: 'l.1', l: 'l.0' },
+      );
+      const { out } = await run(stored, device, { a });
+      assert.equal(
+        Array.from(out as ArrayLike<number>, Number),
+        Array.from({ length: groups * rows }, (_, k) => reduce(rowOf(k))),
+        `${op} of rows of ${width} ${dtype}, stored`,
+      );
+      // every work-item of a row reads its row's total
+      const read = tagInames(
+        makeKernel(
+          `{ [g, r, l, j]: 0<=g<${groups} and 0<=r<${rows} and 0<=l,j<${width} }`,
+          `<${dtype}> t = ${op}(l, a[${rows * width}*g + ${width}*r + l]) {id=t}
+           out[${rows * width}*g + ${width}*r + j] = a[${rows * width}*g + ${width}*r + j] - t {dep=t}`,
+          [globalArg('a', { dtype, shape: values.length }), globalArg('out', { dtype, shape: values.length })],
+        ),
+        { g: 'g.0', r: 'l.1', l: 'l.0', j: 'l.0' },
+      );
+      const got = (await run(read, device, { a })).out as ArrayLike<number>;
+      assert.equal(
+        Array.from(got, Number),
+        values.map((v, i) => v - reduce(rowOf(Math.floor(i / width)))),
+        `${op} of rows of ${width} ${dtype}, read by all`,
+      );
+    }
+  });
+
   test(`${device.name}: a float max across lanes propagates NaN as the tree does, from any lane`, async () => {
     for (const at of [0, 37, 255]) {
       const knl = reductionKernel('max', 'float32', 256, 2);
@@ -239,6 +292,19 @@ test('a float max by shuffles: a butterfly of Loom max over subgroupShuffleXor, 
   assert.is(code.match(/__shfl_xor_sync/g)?.length, 10, code);
   assert.match(code, 'loom_maximum_float32');
   assert.equal(warnings.map(String), []);
+});
+
+test('warps side by side along l.1, a row each, reduce in registers: no barrier where one lane stores a row', () => {
+  const knl = tagInames(
+    makeKernel('{ [g, r, l]: 0<=g<4 and 0<=r<8 and 0<=l<32 }', 'out[8*g + r] = max(l, a[256*g + 32*r + l])', [
+      globalArg('a', { dtype: 'float32', shape: 1024 }),
+      globalArg('out', { dtype: 'float32', shape: 32 }),
+    ]),
+    { g: 'g.0', r: 'l.1', l: 'l.0' },
+  );
+  const code = generateCode(knl, cudaTarget()).code;
+  assert.is(code.match(/__shfl_xor_sync/g)?.length, 5, code);
+  assert.not.match(code, '__syncthreads', code);
 });
 
 test('a work-group of one subgroup reduces in registers: no local memory, no barrier', () => {

@@ -102,8 +102,8 @@ export function realizeLocalTree(
   const idle = [
     ...new Set([...r.inameTags.values()].flatMap((t) => (t.kind === 'local' && !used.has(t.axis) ? [t.axis] : []))),
   ].sort();
-  if (axes.length === 1 && axes[0].axis === 0 && surrounding.length === 0 && idle.length === 0) {
-    const viaSubgroups = realizeSubgroupReduction(r, scope, op, axes[0].iname, axes[0], point, dtypes);
+  if (axes.length === 1 && axes[0].axis === 0 && idle.length === 0) {
+    const viaSubgroups = realizeSubgroupReduction(r, scope, op, axes[0].iname, axes[0], point, dtypes, surrounding);
     if (viaSubgroups) return viaSubgroups;
   }
   const idleLanes = idle.map((a) => r.laneZeroOf(a));

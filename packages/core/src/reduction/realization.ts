@@ -170,10 +170,18 @@ export class Realization {
    * no more values (a constant range), so that the linear local id is `iname`'s.
    */
   workGroupIsOnly(iname: string, size: number): boolean {
+    for (const tag of this.inameTags.values()) if (tag.kind === 'local' && tag.axis !== 0) return false;
+    return this.workGroupRowsAre(iname, size);
+  }
+
+  /**
+   * Whether the work-group's axis 0 is `iname`'s `size` values, whatever its other axes: every
+   * local iname on axis 0 spans no more values (a constant range), so that each run of `size`
+   * consecutive local ids is one row of the other axes' values.
+   */
+  workGroupRowsAre(iname: string, size: number): boolean {
     for (const [other, tag] of this.inameTags) {
-      if (tag.kind !== 'local') continue;
-      if (tag.axis !== 0) return false;
-      if (other === iname || !this.inames.has(other)) continue;
+      if (tag.kind !== 'local' || tag.axis !== 0 || other === iname || !this.inames.has(other)) continue;
       try {
         if (this.range(other, 'a subgroup reduction').size > size) return false;
       } catch (e) {

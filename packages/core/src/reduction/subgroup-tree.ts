@@ -51,6 +51,7 @@ export function realizeSubgroupReduction(
   range: { readonly lo: number; readonly size: number },
   point: Realized,
   dtypes: readonly DType[],
+  surrounding: readonly Row[] = [],
 ): Realized | undefined {
   const support: SubgroupSupport | undefined = r.subgroups;
   if (!support || 'refused' in support || dtypes.length !== 1 || !op.commutative) return undefined;
@@ -60,10 +61,12 @@ export function realizeSubgroupReduction(
   const n = range.size;
   if (n % max !== 0 || n > min * min) return undefined;
   if (scope.guards.length > 0 || !r.coversAxes(scope.within, [{ iname, ...range }])) return undefined;
-  if (!r.workGroupIsOnly(iname, n)) return undefined;
+  // rows side by side on other axes: each one subgroup, its l.0 run of consecutive local ids
+  if (surrounding.length > 0 ? n !== min || n !== max || !r.workGroupRowsAre(iname, n) : !r.workGroupIsOnly(iname, n))
+    return undefined;
   const fn = SUBGROUP_OPS[op.name];
   if (fn === undefined || (op.name !== 'sum' && !isInteger(dtype)))
-    return realizeByShuffles(r, scope, op, iname, range, point, dtype, min);
+    return realizeByShuffles(r, scope, op, iname, range, point, dtype, min, surrounding);
 
   const label = r.name(`${scope.insn.id}_${iname}`);
   const id = (what: string) => r.name(`${label}_${what}`);
@@ -80,7 +83,14 @@ export function realizeSubgroupReduction(
     noSyncWith: point.noSync,
   });
   if (n === min && n === max)
-    return wholeInEveryLane(r, scope, variable(local), [own], { iname, lo: range.lo, dtype, id: id('total'), within });
+    return wholeInEveryLane(r, scope, variable(local), [own], {
+      iname,
+      lo: range.lo,
+      dtype,
+      id: id('total'),
+      within,
+      rows: surrounding,
+    });
   const partials = r.temporary(`part_${iname}`, dtype, [n / min], 'local');
   const combined = r.temporary(`sg_total_${iname}`, dtype, [], 'private');
   const partial = r.add(scope, {
@@ -99,7 +109,14 @@ export function realizeSubgroupReduction(
     withinInames: within,
     dependsOn: [partial],
   });
-  return storedTotal(r, scope, variable(combined), [across], { iname, lo: range.lo, dtype, id: id('total'), within });
+  return storedTotal(r, scope, variable(combined), [across], {
+    iname,
+    lo: range.lo,
+    dtype,
+    id: id('total'),
+    within,
+    rows: [],
+  });
 }
 
 /**
@@ -115,6 +132,7 @@ function realizeByShuffles(
   point: Realized,
   dtype: DType,
   run: number,
+  surrounding: readonly Row[],
 ): Realized {
   const label = r.name(`${scope.insn.id}_${iname}`);
   const id = (what: string) => r.name(`${label}_${what}`);
@@ -168,6 +186,7 @@ function realizeByShuffles(
       dtype,
       id: id('total'),
       within,
+      rows: surrounding,
     });
   const partials = r.temporary(`part_${iname}`, dtype, [runs], 'local');
   const partial = r.add(scope, {
@@ -190,16 +209,34 @@ function realizeByShuffles(
     dependsOn: [partial],
   });
   const across = butterfly(variable(runTotal), 'sg_total', [read]);
-  return storedTotal(r, scope, across.value, across.dependsOn, { iname, lo: range.lo, dtype, id: id('total'), within });
+  return storedTotal(r, scope, across.value, across.dependsOn, {
+    iname,
+    lo: range.lo,
+    dtype,
+    id: id('total'),
+    within,
+    rows: [],
+  });
 }
 
-/** Where a reduction's total is stored: its iname, the work-item that stores it (`lo`), and names. */
+/** A local iname on another axis around the reduction: a row of the work-group reducing on its own. */
+export interface Row {
+  readonly iname: string;
+  readonly lo: number;
+  readonly size: number;
+}
+
+/**
+ * Where a reduction's total is stored: its iname, the work-item that stores it (`lo`), names, and
+ * the rows side by side (a total each).
+ */
 interface TotalSite {
   readonly iname: string;
   readonly lo: number;
   readonly dtype: DType;
   readonly id: string;
   readonly within: readonly string[];
+  readonly rows: readonly Row[];
 }
 
 /**
@@ -233,16 +270,20 @@ function storedTotal(
   dependsOn: readonly string[],
   site: TotalSite,
 ): Realized {
-  const total = r.temporary(`acc_${site.iname}`, site.dtype, [1], 'local');
+  const total = r.temporary(`acc_${site.iname}`, site.dtype, [...site.rows.map((row) => row.size), 1], 'local');
+  const at = subscript(total, [
+    ...site.rows.map((row) => (row.lo === 0 ? variable(row.iname) : binary('-', variable(row.iname), int(row.lo)))),
+    int(0),
+  ]);
   const stored = r.add(scope, {
     id: site.id,
-    assignees: [subscript(total, [int(0)])],
+    assignees: [at],
     expression: value,
     withinInames: site.within,
     dependsOn,
     predicates: [compare('==', variable(site.iname), int(site.lo))],
   });
-  const values: Expr[] = [subscript(total, [int(0)])];
+  const values: Expr[] = [at];
   if (scope.readers === 'all') return { values, dependsOn: [stored], lanes: [], noSync: [] };
   return { values, dependsOn: [stored], lanes: [r.laneZeroOf(0)], noSync: [`${stored}@local`] };
 }
