@@ -274,6 +274,27 @@ for (const device of testDevices()) {
     }
   });
 
+  test(`${device.name}: rows side by side with the last group partly past them reduce by the tree, correctly`, async () => {
+    // 7 rows, 4 a group: the second group's last row is absent, so its subgroup functions would
+    // run under a condition on the local ids; the tree in local memory takes those rows
+    const width = 8;
+    const a = Float32Array.from({ length: 7 * width }, (_, i) => ((i * 13 + 5) % 29) - 14);
+    const knl = splitIname(
+      makeKernel('{ [r, l]: 0<=r<7 and 0<=l<8 }', 'out[r] = max(l, a[8*r + l])', [
+        globalArg('a', { dtype: 'float32', shape: a.length }),
+        globalArg('out', { dtype: 'float32', shape: 7 }),
+      ]),
+      'r',
+      4,
+      { outerTag: 'g.0', innerTag: 'l.1' },
+    );
+    const { out } = await run(tagInames(knl, { l: 'l.0' }), device, { a });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from({ length: 7 }, (_, r) => Math.max(...a.subarray(r * width, (r + 1) * width))),
+    );
+  });
+
   test(`${device.name}: a float max across lanes propagates NaN as the tree does, from any lane`, async () => {
     for (const at of [0, 37, 255]) {
       const knl = reductionKernel('max', 'float32', 256, 2);

@@ -12,7 +12,8 @@
  * unrolled, the rows' work-items made one iname, and x's row read once into private memory by
  * `extractSubst` + `precompute` over the step (held-rows.ts). A quarter of the cases take groups of
  * 8 or 16 work-items: one or two of lavapipe's subgroups, whose reductions stay in registers; and
- * some keep the maximum in a private temporary that every work-item reads (`rt`), besides `r`.
+ * some keep the maximum in a private temporary that every work-item reads (`rt`), besides `r`; and
+ * some stack 2 to 8 rows in a group along l.1 (each row a subgroup where l.0 is one).
  */
 import {
   addDtypes,
@@ -60,6 +61,8 @@ export async function runGroupRowsCase(
   const m = held ? group * heldRng.int(1, 3) : drawnM;
   // the maximum kept in a private temporary every work-item reads (a reduction whose readers are all of them)
   const inRegister = heldRng.chance(0.3);
+  // rows side by side along l.1 (2 to 8 of them, the last group partly past n), where rows are not held
+  const stacked = !held && group <= 32 && heldRng.chance(0.4) ? heldRng.pick([2, 4, 8]) : 1;
   const result = inRegister ? 'rt' : 'r[i]';
   const op = rng.pick(['sum', 'max', 'min'] as const);
   const combine = rng.pick(['+', '-'] as const);
@@ -78,7 +81,8 @@ export async function runGroupRowsCase(
     r: 'float32',
     ...(second ? { t: 'float32' } : {}),
   });
-  knl = tagInames(knl, { i: 'g.0' });
+  knl =
+    stacked > 1 ? splitIname(knl, 'i', stacked, { outerTag: 'g.0', innerTag: 'l.1' }) : tagInames(knl, { i: 'g.0' });
   const rowInames = ['j', 'k', ...(second ? ['l'] : [])];
   for (const row of rowInames)
     knl = splitIname(knl, row, group, { innerTag: 'l.0', ...(held ? { outerTag: 'unr' } : {}) });
@@ -96,7 +100,8 @@ export async function runGroupRowsCase(
       { storageAxes: ['x_step'], fetchOuterInames: ['i', 'lane'], temporaryAddressSpace: 'private', defaultTag: 'unr' },
     );
   }
-  const source = `${domain} ${instructions.join('; ')}, i on g.0, rows split by ${group} on l.0${held ? ', x held in registers' : ''}`;
+  const rowsOn = stacked > 1 ? `i split by ${stacked} onto g.0 and l.1` : 'i on g.0';
+  const source = `${domain} ${instructions.join('; ')}, ${rowsOn}, rows split by ${group} on l.0${held ? ', x held in registers' : ''}`;
 
   // at most 4 in magnitude: the second sum stays below 2^24, exact in float32 in any order
   const x = Float32Array.from({ length: n * m }, () => rng.int(-4, 4));
