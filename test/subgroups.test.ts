@@ -274,9 +274,9 @@ for (const device of testDevices()) {
     }
   });
 
-  test(`${device.name}: rows side by side with the last group partly past them reduce by the tree, correctly`, async () => {
-    // 7 rows, 4 a group: the second group's last row is absent, so its subgroup functions would
-    // run under a condition on the local ids; the tree in local memory takes those rows
+  test(`${device.name}: rows side by side with the last group partly past them reduce correctly`, async () => {
+    // 7 rows, 4 a group: the second group's last row is absent, skipped by its whole subgroup where a
+    // row is one (lavapipe's 8), by the tree's work-items elsewhere
     const width = 8;
     const a = Float32Array.from({ length: 7 * width }, (_, i) => ((i * 13 + 5) % 29) - 14);
     const knl = splitIname(
@@ -427,6 +427,26 @@ test('a subgroup function under a condition on the local ids is refused', () => 
     { l: 'l.0' },
   );
   assert.match(generateCode(ids, wgslTarget()).code, 'subgroup_invocation_id');
+  // rows side by side along l.1, l.0 a whole number of warps: a condition on the row is a warp's own
+  const rows = (width: number) =>
+    splitIname(
+      tagInames(
+        makeKernel(`{ [r, l]: 0<=r<7 and 0<=l<${width} }`, `out[${width}*r + l] = subgroupAdd(a[${width}*r + l])`, [
+          globalArg('a', { dtype: 'float32', shape: 7 * width }),
+          '...',
+        ]),
+        { l: 'l.0' },
+      ),
+      'r',
+      4,
+      { outerTag: 'g.0', innerTag: 'l.1' },
+    );
+  assert.match(generateCode(rows(32), cudaTarget()).code, '__shfl_xor_sync');
+  // rows of 16 share a warp of 32: the last group's missing row would leave half a warp out
+  assert.throws(
+    () => generateCode(rows(16), cudaTarget()),
+    (e: Error) => e instanceof LoomError && e.message.includes('depends on the local ids'),
+  );
 });
 
 test('subgroup functions refuse dtypes their target lacks, and work-groups that are no whole warps', () => {

@@ -7,6 +7,11 @@
  * a `for` or a `cond ? a : b` whose condition or bounds depend on the local ids (a guard that
  * keeps a parametric domain within the work-group is one). A condition on data that differs
  * between work-items is the user's responsibility, as it is in CUDA and WGSL.
+ *
+ * A subgroup is consecutive linear local ids; where a kernel's work-group is a constant whole
+ * number of the target's widest subgroups along `l.0`, every subgroup lies in one row of the other
+ * axes, so a condition on `lid(1)` or `lid(2)` (rows side by side, the last group partly past them)
+ * is the same for all its work-items.
  */
 import { LoomError } from '../errors.ts';
 import type { DType } from '../dtypes.ts';
@@ -36,7 +41,7 @@ export function checkSubgroupUses(
       checkTarget(fn, first, facts, targetName ?? 'this');
       if (kernels.has(fn)) checkWholeSubgroups(fn as KernelFunction, first, facts);
     }
-    new Uniformity(fn, calling).check(fn.body, []);
+    new Uniformity(fn, calling, rowsAreSubgroups(fn, facts)).check(fn.body, []);
   }
 }
 
@@ -56,6 +61,15 @@ function checkTarget(fn: Fn, first: Expr & { kind: 'call' }, facts: TargetFacts,
           );
       }),
   });
+}
+
+/** Whether `fn`'s `l.0` is a constant whole number of the target's widest subgroups (see the file's comment). */
+function rowsAreSubgroups(fn: Fn, facts: TargetFacts | undefined): boolean {
+  const support = facts?.subgroups;
+  if (!support || 'refused' in support || !('localSize' in fn)) return false;
+  const widest = typeof support.size === 'number' ? support.size : support.size.max;
+  const row = fn.localSize[0];
+  return row !== undefined && row.kind === 'int' && row.value % widest === 0;
 }
 
 /** A work-group of a constant size must be whole subgroups where a subgroup has a fixed width (full-mask shuffles). */
@@ -110,6 +124,8 @@ class Uniformity {
   constructor(
     private readonly fn: Fn,
     private readonly calling: ReadonlySet<string>,
+    /** Whether each subgroup lies in one row of `l.1`, `l.2` (`rowsAreSubgroups`). */
+    private readonly rowsAreSubgroups: boolean,
   ) {
     walkStmts(fn.body, {
       stmt: (s) => {
@@ -147,7 +163,8 @@ class Uniformity {
       case 'subscript':
         return this.varying.has(e.array) || e.indices.some((x) => this.differs(x));
       case 'call':
-        if (e.fn === 'lid') return true;
+        // a row's index is one value across a subgroup that lies in the row
+        if (e.fn === 'lid') return !(this.rowsAreSubgroups && e.args[0]?.kind === 'int' && e.args[0].value >= 1);
         if (isSubgroupFunction(e.fn)) {
           const f = subgroupFunction(e.fn);
           return f.kind === 'scan' || f.kind === 'shuffle' || f.kind === 'shuffle-xor' || e.fn === 'subgroupLocalId';

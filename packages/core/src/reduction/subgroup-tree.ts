@@ -61,14 +61,10 @@ export function realizeSubgroupReduction(
   const n = range.size;
   if (n % max !== 0 || n > min * min) return undefined;
   if (scope.guards.length > 0 || !r.coversAxes(scope.within, [{ iname, ...range }])) return undefined;
-  // rows side by side on other axes: each one subgroup, its l.0 run of consecutive local ids, and
-  // every row present wherever the group is (a last group partly past the rows would call the
-  // subgroup functions under a condition on the local ids, which code generation refuses)
-  if (surrounding.length > 0) {
-    const outside = scope.within.filter((w) => w !== iname && !surrounding.some((row) => row.iname === w));
-    if (n !== min || n !== max || !r.workGroupRowsAre(iname, n) || !r.coversAxes(outside, surrounding))
-      return undefined;
-  } else if (!r.workGroupIsOnly(iname, n)) return undefined;
+  // rows side by side on other axes: each one subgroup, its l.0 run of consecutive local ids (a
+  // row absent from a last group is skipped by its whole subgroup: subgroup-uses.ts)
+  const rows = surrounding.length > 0;
+  if (rows ? n !== min || n !== max || !r.workGroupRowsAre(iname, n) : !r.workGroupIsOnly(iname, n)) return undefined;
   const fn = SUBGROUP_OPS[op.name];
   if (fn === undefined || (op.name !== 'sum' && !isInteger(dtype)))
     return realizeByShuffles(r, scope, op, iname, range, point, dtype, min, surrounding);
