@@ -29,6 +29,11 @@
  *   part[(l - lo) / min] = b16                      if (l - lo) % min == 0
  *   c = (l - lo) % min < N/min ? part[(l - lo) % min] : neutral;  c ⊕ shuffles as above
  *
+ * Where the work-group's `l.0` is exactly one subgroup, every lane holds the total after the first
+ * combination: it is read from lane zero's register (a reader that stores it once) or stored once
+ * in local memory (one every work-item reads), and so for rows side by side on `l.1`, `l.2`, each
+ * row a subgroup (`surrounding`: a total each).
+ *
  * Either way a float sum or a combination is made in another order than the tree's: equal within
  * rounding, and exactly equal for max and min.
  */
