@@ -79,6 +79,7 @@ export function realizeSubgroupReduction(
   const lane = call('subgroupLocalId', []);
   const local = r.temporary(`sg_${iname}`, dtype, [], 'private');
   const within = [...new Set([...scope.within, iname, ...point.lanes])];
+  const site = (rows: readonly Row[]): TotalSite => ({ iname, lo: range.lo, dtype, id: id('total'), within, rows });
 
   const own = r.add(scope, {
     id: id('subgroup'),
@@ -88,15 +89,7 @@ export function realizeSubgroupReduction(
     dependsOn: [...scope.insn.dependsOn, ...point.dependsOn],
     noSyncWith: point.noSync,
   });
-  if (n === min && n === max)
-    return wholeInEveryLane(r, scope, variable(local), [own], {
-      iname,
-      lo: range.lo,
-      dtype,
-      id: id('total'),
-      within,
-      rows: surrounding,
-    });
+  if (n === min && n === max) return wholeInEveryLane(r, scope, variable(local), [own], site(surrounding));
   const partials = r.temporary(`part_${iname}`, dtype, [n / min], 'local');
   const combined = r.temporary(`sg_total_${iname}`, dtype, [], 'private');
   const partial = r.add(scope, {
@@ -115,14 +108,7 @@ export function realizeSubgroupReduction(
     withinInames: within,
     dependsOn: [partial],
   });
-  return storedTotal(r, scope, variable(combined), [across], {
-    iname,
-    lo: range.lo,
-    dtype,
-    id: id('total'),
-    within,
-    rows: [],
-  });
+  return storedTotal(r, scope, variable(combined), [across], site([]));
 }
 
 /**
@@ -143,6 +129,7 @@ function realizeByShuffles(
   const label = r.name(`${scope.insn.id}_${iname}`);
   const id = (what: string) => r.name(`${label}_${what}`);
   const within = [...new Set([...scope.within, iname, ...point.lanes])];
+  const site = (rows: readonly Row[]): TotalSite => ({ iname, lo: range.lo, dtype, id: id('total'), within, rows });
   const offset = range.lo === 0 ? variable(iname) : binary('-', variable(iname), int(range.lo));
   const runs = range.size / run;
 
@@ -185,15 +172,7 @@ function realizeByShuffles(
           });
           return butterfly(variable(t), 'sg', [computed]);
         })();
-  if (runs === 1)
-    return wholeInEveryLane(r, scope, own.value, own.dependsOn, {
-      iname,
-      lo: range.lo,
-      dtype,
-      id: id('total'),
-      within,
-      rows: surrounding,
-    });
+  if (runs === 1) return wholeInEveryLane(r, scope, own.value, own.dependsOn, site(surrounding));
   const partials = r.temporary(`part_${iname}`, dtype, [runs], 'local');
   const partial = r.add(scope, {
     id: id('partial'),
@@ -215,14 +194,7 @@ function realizeByShuffles(
     dependsOn: [partial],
   });
   const across = butterfly(variable(runTotal), 'sg_total', [read]);
-  return storedTotal(r, scope, across.value, across.dependsOn, {
-    iname,
-    lo: range.lo,
-    dtype,
-    id: id('total'),
-    within,
-    rows: [],
-  });
+  return storedTotal(r, scope, across.value, across.dependsOn, site([]));
 }
 
 /** A local iname on another axis around the reduction: a row of the work-group reducing on its own. */
