@@ -1,6 +1,6 @@
 /**
  * The other processes of the port of FlagGems' test_dynamic_function_with_multiprocess
- * (test_pointwise_dynamic.py.test.ts): `axpyInThisProcess()` runs FlagGems' f_for_concurrency_test
+ * (test_pointwise_dynamic.py.concurrency.test.ts): `axpyInThisProcess()` runs FlagGems' f_for_concurrency_test
  * — a new `alpha * x + y` function per input, y zeros, alpha 2 — on the test device named by
  * FLAGGEMS_PORT_DEVICE, over the inputs of the seeds in FLAGGEMS_PORT_SEEDS, and prints the outputs
  * as one line of JSON for the parent to check.

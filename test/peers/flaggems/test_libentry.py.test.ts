@@ -32,30 +32,17 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCode, type Device } from '@loom/core';
-import { pointwise, type PointwiseFunction, type Tensor, tensor } from '@loom/elementwise';
+import { pointwise, type PointwiseFunction, type Tensor } from '@loom/elementwise';
 import { countingCompiles, testDevices } from '../../support/devices.ts';
-import { assertNumbers, numbers, sample } from '../../support/elementwise-reference.ts';
+import { assertNumbers } from '../../support/elementwise-reference.ts';
 import type { ChildReport } from './libcache-child.ts';
 import { refusedNow } from '../../support/refusals.ts';
+import { randn as exactRandn, valuesOf } from './support.ts';
 
 const f32 = Math.fround;
 
-/**
- * A float32 tensor of `shape` with values in [-2, 2] (FlagGems' torch.randn), and those values: multiples of
- * 1/64, so that the payloads' sums are exact in whatever order a device adds them (WebGPU may reassociate).
- */
-function randn(device: Device, shape: readonly number[], seed: number): { t: Tensor; v: number[] } {
-  const v = sample(
-    'float32',
-    shape.reduce((a, b) => a * b, 1),
-    seed,
-  ).map((x) => Math.round(x * 64) / 64);
-  return { t: tensor(Float32Array.from(v), [...shape], { device }), v };
-}
-
-async function valuesOf(t: Tensor): Promise<number[]> {
-  return numbers(await t.toArray(), t.dtype);
-}
+/** FlagGems' torch.randn, in multiples of 1/64: the payloads' sums exact in any order (WebGPU may reassociate). */
+const randn = (device: Device, shape: readonly number[], seed: number) => exactRandn(device, shape, seed, true);
 
 // FlagGems' kernels of test_hash_generation: kernel_a and kernel_a_copy differ in their names only
 function kernel_a(x: number, y: number) {

@@ -1,95 +1,34 @@
 /**
- * Ports of FlagGems' tests/test_pointwise_dynamic.py. FlagGems' `pointwise_dynamic` is Loom's
- * `pointwise(options, payload)`: its FunctionSchema is the options (`isTensor`, `dtypes`,
- * `promotionMethods`, `numOutputs`) checked against the payload, whose parameters are the inputs;
- * `out0=` is `{ out0: t }`; a StridedBuffer is a Tensor viewing a Storage; `fn.instantiate(rank)` is
- * the manually instantiated overload. The schema tests check what `pointwise()` accepts and
- * refuses; the others call the functions on every test device (ranks 0 to 7, scalars, two
- * outputs, broadcasting, given, permuted and strided outputs and inputs, 0-d and empty tasks,
- * calls in flight together and in other processes) and check each element against plain
- * JavaScript. FlagGems' Triton knobs (block pointers, 1-D tiles, grid sizes) have no counterpart:
- * Loom picks a kernel shape per call (`fn.plan(...).variant`: flat, vector4, tiled), and the tests
- * whose layouts reach several assert which each call got.
+ * Ports of FlagGems' tests/test_pointwise_dynamic.py, its calls (the FunctionSchema tests are in
+ * test_pointwise_dynamic.py.schema.test.ts, the concurrent calls in
+ * test_pointwise_dynamic.py.concurrency.test.ts): `out0=` is `{ out0: t }`; a StridedBuffer is a
+ * Tensor viewing a Storage; `fn.instantiate(rank)` is the manually instantiated overload. Every
+ * test calls the functions on every test device (ranks 0 to 7, scalars, two outputs,
+ * broadcasting, given, permuted and strided outputs and inputs, 0-d and empty tasks) and checks each
+ * element against plain JavaScript. FlagGems' Triton knobs (block pointers, 1-D tiles, grid sizes)
+ * have no counterpart: Loom picks a kernel shape per call (`fn.plan(...).variant`: flat, vector4,
+ * tiled), and the tests whose layouts reach several assert which each call got.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { targetFacts, type Device } from '@loom/core';
+import type { Device } from '@loom/core';
 import { empty, pointwise, Storage, Tensor, tensor } from '@loom/elementwise';
 import { testDevices } from '../../support/devices.ts';
-import {
-  assertNumbers,
-  broadcastApply,
-  indices,
-  numbers,
-  sample,
-  toDType,
-} from '../../support/elementwise-reference.ts';
-import { AXPY_INPUT_SIZE, axpyInputs } from './concurrency-child.ts';
+import { assertNumbers, broadcastApply, sample, toDType } from '../../support/elementwise-reference.ts';
 import { refusedNow } from '../../support/refusals.ts';
+import {
+  assertVariants,
+  axmyRef,
+  axpyRef,
+  makeAdd,
+  makeAxpy,
+  makeAxpyAxmy,
+  randn,
+  valuesOf,
+  viewed,
+} from './support.ts';
 
 const f32 = Math.fround;
-
-/** A float32 tensor of `shape` with deterministic values in [-2, 2) (FlagGems' torch.randn), and those values. */
-function randn(device: Device, shape: readonly number[], seed: number): { t: Tensor; v: number[] } {
-  const v = sample(
-    'float32',
-    shape.reduce((a, b) => a * b, 1),
-    seed,
-  );
-  return { t: tensor(Float32Array.from(v), [...shape], { device }), v };
-}
-
-/** The elements of the view `t`, in row-major order, of a storage holding `storage` (as PyTorch reads a view). */
-function viewed(storage: readonly number[], t: Tensor): number[] {
-  return Array.from(indices(t.shape), (index) => storage[index.reduce((at, i, d) => at + i * t.strides[d], t.offset)]);
-}
-
-/** A tensor's elements as numbers, row-major. */
-async function valuesOf(t: Tensor): Promise<number[]> {
-  return numbers(await t.toArray(), t.dtype);
-}
-
-/** Whether the device's work-items run side by side (OpenCL, WebGPU): only there are calls given vector4 or tiled kernels. */
-const sideBySide = (device: Device) => !targetFacts(device.target).sequentialWorkItems;
-
-/** Asserts the kernel shapes a test's calls got: `expected` where work-items run side by side, else flat only. */
-function assertVariants(device: Device, seen: Iterable<string>, expected: string[]): void {
-  assert.equal([...new Set(seen)].sort(), sideBySide(device) ? [...expected].sort() : ['flat'], 'kernel shapes');
-}
-
-// FlagGems' functions of the tests, as payloads
-
-/** alpha * x + y in float32, as the devices compute it (2 * x is exact, so a fused multiply-add agrees). */
-const axpyRef = (alpha: number) => (x: number, y: number) => f32(f32(alpha * x) + y);
-const axmyRef = (alpha: number) => (x: number, y: number) => f32(f32(alpha * x) - y);
-
-const makeAdd = (options: { blockSize?: number } = {}) =>
-  pointwise({ promotionMethods: [[0, 1, 'DEFAULT']], ...options }, (x: number, y: number) => x + y);
-
-const makeAxpy = () =>
-  pointwise(
-    { isTensor: [true, true, false], promotionMethods: [[0, 1, 'DEFAULT']] },
-    (x: number, y: number, alpha: number) => alpha * x + y,
-  );
-
-const makeAxpyAxmy = () =>
-  pointwise(
-    {
-      isTensor: [true, true, false],
-      numOutputs: 2,
-      promotionMethods: [
-        [0, 1, 'DEFAULT'],
-        [0, 1, 'DEFAULT'],
-      ],
-    },
-    (x: number, y: number, alpha: number) => [alpha * x + y, alpha * x - y],
-  );
 
 /**
  * FlagGems' `for ndim in range(8): shape = [2] * ndim` with x and y contiguous, and again from rank 2 with y's
@@ -110,225 +49,8 @@ function rankCases(device: Device, seed: number) {
   return cases;
 }
 
-// -- FunctionSchema: what pointwise() accepts and refuses -----------------------------------
-
-test('test_pointwise_dynamic.py::test_function_schema_mismatch_input_num1', () => {
-  // three inputs (the payload's parameters), one dtype
-  refusedNow(
-    () =>
-      pointwise(
-        { isTensor: [true, false, true], dtypes: [null], promotionMethods: [[0, 1, 2, 'DEFAULT']] },
-        (x: number, alpha: number, y: number) => x * alpha + y,
-      ),
-    /dtypes has 1 entries, but the payload takes 3 inputs \(x, alpha, y\)/,
-  );
-});
-
-test('test_pointwise_dynamic.py::test_function_schema_mismatch_input_num2', () => {
-  // FlagGems' num_inputs=2 is the payload's two parameters (an expression's `params`); isTensor lists three
-  refusedNow(
-    () =>
-      pointwise({ params: ['x', 'y'], isTensor: [true, false, true], promotionMethods: [[0, 1, 'DEFAULT']] }, 'x + y'),
-    /isTensor has 3 entries, but the payload takes 2 inputs \(x, y\)/,
-  );
-  // there is no option to say the count besides the payload: `numInputs` is an unknown option
-  refusedNow(
-    () => pointwise({ numInputs: 2, isTensor: [true, false, true] } as never, (x: number, y: number) => x + y),
-    /unknown option 'numInputs'/,
-  );
-});
-
-test('test_pointwise_dynamic.py::test_function_schema_mismatch_input_num3', () => {
-  refusedNow(
-    () =>
-      pointwise({ dtypes: [null, null, null], promotionMethods: [[0, 1, 'DEFAULT']] }, (x: number, y: number) => x + y),
-    /dtypes has 3 entries, but the payload takes 2 inputs \(x, y\)/,
-  );
-});
-
-test('test_pointwise_dynamic.py::test_function_schema_mismatch_output_num', () => {
-  // two outputs, one promotion method
-  refusedNow(
-    () => pointwise({ numOutputs: 2, promotionMethods: [[0, 'DEFAULT']] }, (x: number) => [x, -x]),
-    /promotionMethods has 1 entries, one per output is needed \(2\)/,
-  );
-  // FlagGems' method (0, 1, 2, "DEFAULT") names inputs a one-input function does not have: refused here too
-  refusedNow(
-    () => pointwise({ promotionMethods: [[0, 1, 2, 'DEFAULT']] }, (x: number) => x),
-    /promotionMethods\[0\] names argument 1, but the inputs are 0 to 0/,
-  );
-  // and the payload's own count must be numOutputs
-  refusedNow(
-    () =>
-      pointwise(
-        {
-          numOutputs: 2,
-          promotionMethods: [
-            [0, 'DEFAULT'],
-            [0, 'DEFAULT'],
-          ],
-        },
-        (x: number) => x,
-      ),
-    /the payload returns 1 output\(s\), but numOutputs is 2/,
-  );
-});
-
-test('test_pointwise_dynamic.py::test_function_schema_missing_input_info', () => {
-  // the payload always says its inputs; one that takes none is refused for that, not for the default promotion
-  refusedNow(() => pointwise({ numOutputs: 2 }, () => [1, 2]), /the payload takes no inputs/);
-  refusedNow(() => pointwise({}, '1.5'), /the payload takes no inputs/);
-});
-
-test('test_pointwise_dynamic.py::test_function_schema_no_outputs1', () => {
-  refusedNow(
-    () =>
-      pointwise(
-        { isTensor: [false, false, false], promotionMethods: [] },
-        (a: number, b: number, c: number) => a + b + c,
-      ),
-    /promotionMethods has 0 entries, one per output is needed \(1\)/,
-  );
-  refusedNow(() => pointwise({ isTensor: [false], promotionMethods: [] }, (_a: number) => []), /returns no outputs/);
-});
-
-test('test_pointwise_dynamic.py::test_function_schema_no_outputs2', () => {
-  refusedNow(
-    () =>
-      pointwise(
-        { isTensor: [false, false, false], numOutputs: 0, promotionMethods: [] } as never,
-        (a: number, b: number, c: number) => a + b + c,
-      ),
-    /numOutputs must be a positive integer, got 0/,
-  );
-});
-
-test('test_pointwise_dynamic.py::test_function_schema_illegal_dtypes', () => {
-  const payload = (a: number, b: number, c: number) => a + b + c;
-  // a dtype is a kind of scalar ('bool', 'int', 'float', 'complex'), a dtype name, or null
-  refusedNow(() => pointwise({ dtypes: [0, null, null] as never }, payload), /unknown dtype for input 0 '0'/);
-  refusedNow(() => pointwise({ dtypes: [null, false, null] as never }, payload), /unknown dtype for input 1 'false'/);
-  refusedNow(() => pointwise({ dtypes: [null, null, 'a'] as never }, payload), /unknown dtype for input 2 'a'/);
-  // nor is an isTensor entry anything but a boolean (FlagGems asserts bool there too)
-  refusedNow(() => pointwise({ isTensor: [1, 0, 1] as never }, payload), /isTensor\[0\] is 1, not true or false/);
-});
-
 for (const device of testDevices()) {
   const on = { device };
-
-  // -- FunctionSchema, where a call shows what the schema says ------------------------------
-
-  test(`${device.name}: test_pointwise_dynamic.py::test_function_schema_with_non_tensor_input`, async () => {
-    const fn = pointwise(
-      { isTensor: [true, false, true], dtypes: [null, 'float', null], promotionMethods: [[0, 1, 2, 'DEFAULT']] },
-      (x: number, alpha: number, y: number) => x * alpha + y,
-    );
-    assert.is(fn.numInputs, 3);
-    assert.is(fn.numOutputs, 1);
-    // two input tensors and one output: the kernel's arrays; one scalar, passed by value as `in1`
-    const x = tensor([1, 2, 3], undefined, { device, dtype: 'int32' });
-    const y = tensor([10, 20, 30], undefined, { device, dtype: 'int32' });
-    const { kernel } = fn.plan(x, 2, y);
-    const arrays = kernel.args.filter((a) => a.kind === 'global');
-    assert.is(arrays.filter((a) => a.isInput).length, 2, 'input tensors');
-    assert.is(arrays.filter((a) => a.isOutput).length, 1, 'output tensors');
-    assert.equal(
-      kernel.args.filter((a) => a.kind === 'value' && /^in\d+$/.test(a.name)).map((a) => a.name),
-      ['in1'],
-      'the non-tensor input: input 1',
-    );
-    // input 1 takes no tensor; its dtype 'float' makes a whole number a float (JS has no 2.0), so int32 data give float32
-    refusedNow(() => fn(x, y, y), /input 1 \(alpha\) is not a tensor argument/);
-    const z = await fn(x, 2, y);
-    assert.is(z.dtype, 'float32');
-    assertNumbers(await valuesOf(z), [12, 24, 36], 'x * 2 + y');
-  });
-
-  test(`${device.name}: test_pointwise_dynamic.py::test_function_schema_missing_output_dtype_promotion_rules`, async () => {
-    // no promotionMethods: every input decides, by DEFAULT (FlagGems requires them)
-    const add = pointwise({}, (x: number, y: number) => x + y);
-    const x = tensor([1, 2, 3], undefined, { device, dtype: 'int32' });
-    const y = randn(device, [3], 1);
-    const z = await add(x, y.t);
-    assert.is(z.dtype, 'float32');
-    assertNumbers(
-      await valuesOf(z),
-      y.v.map((v, k) => f32(k + 1 + v)),
-      'int32 + float32',
-    );
-    // the test's three dtypes for two inputs are still refused
-    refusedNow(
-      () => pointwise({ dtypes: [null, null, null] }, (a: number, b: number) => a + b),
-      /dtypes has 3 entries/,
-    );
-  });
-
-  for (const [name, make] of [
-    [
-      'test_function_schema_no_tensor_inputs1',
-      () =>
-        pointwise(
-          { isTensor: [false, false, false], promotionMethods: [[0, 1, 2, 'DEFAULT']] },
-          (a: number, b: number, c: number) => a + b * c,
-        ),
-    ],
-    [
-      // FlagGems' num_inputs=3 spelt out: an expression's `params`
-      'test_function_schema_no_tensor_inputs2',
-      () =>
-        pointwise(
-          { params: ['a', 'b', 'c'], isTensor: [false, false, false], promotionMethods: [[0, 1, 2, 'DEFAULT']] },
-          'a + b * c',
-        ),
-    ],
-  ] as const) {
-    test(`${device.name}: test_pointwise_dynamic.py::${name}`, async () => {
-      // accepted; a call needs a tensor for its device: the output, whose shape is the scalars' []
-      const fn = make();
-      refusedNow(() => fn(1, 2.5, 3), /needs at least one tensor/);
-      const out = empty([], { device, dtype: 'float32' });
-      assert.is(await fn(1, 2.5, 3, { out0: out }), out);
-      assertNumbers(await valuesOf(out), [8.5], '1 + 2.5 * 3');
-      refusedNow(
-        () => fn(1, 2.5, 3, { out0: empty([2], on) }),
-        /out0 has shape \[2\], but the inputs broadcast to \[\]/,
-      );
-    });
-  }
-
-  test(`${device.name}: test_pointwise_dynamic.py::test_function_schema_multiple_outputs`, async () => {
-    const fn = pointwise(
-      {
-        numOutputs: 2,
-        promotionMethods: [
-          [0, 1, 2, 'DEFAULT'],
-          [0, 1, 'ALWAYS_BOOL'],
-        ],
-      },
-      (x: number, y: number, z: number) => [x * y + z, x < y],
-    );
-    const x = randn(device, [2, 5], 2);
-    const y = randn(device, [5], 3);
-    const z = tensor([1, 2], [2, 1], { device, dtype: 'int32' });
-    const [fma, less] = await fn(x.t, y.t, z);
-    assert.equal([fma.dtype, less.dtype], ['float32', 'bool']);
-    const operands = [
-      { values: x.v, shape: [2, 5] },
-      { values: y.v, shape: [5] },
-      { values: [1, 2], shape: [2, 1] },
-    ];
-    assertNumbers(
-      await valuesOf(fma),
-      broadcastApply(operands, (a: number, b: number, c: number) => f32(f32(a * b) + c)).values,
-      'x * y + z',
-      1e-6, // a device may fuse it
-    );
-    assertNumbers(
-      await valuesOf(less),
-      broadcastApply(operands, (a: number, b: number) => (a < b ? 1 : 0)).values,
-      'x < y',
-    );
-  });
 
   // -- calls ----------------------------------------------------------------------------------
 
@@ -745,77 +467,6 @@ for (const device of testDevices()) {
     const wide = await f(x, randn(device, [10], 35).t);
     assert.equal(wide.shape, [0, 10]);
   });
-
-  // -- concurrency ------------------------------------------------------------------------------
-
-  test(`${device.name}: test_pointwise_dynamic.py::test_dynamic_function_with_multithread`, async () => {
-    // FlagGems' f_for_concurrency_test: a new function per call, y zeros, alpha 2. JavaScript's calls run in one
-    // thread; all 32 are issued before any is awaited, so they are in flight on the device's queues together
-    const inputs = axpyInputs(Array.from({ length: 32 }, (_, k) => 500 + k));
-    const outs = inputs.map((v) => {
-      const x = tensor(Float32Array.from(v), undefined, on);
-      return makeAxpy()(x, tensor(new Float32Array(AXPY_INPUT_SIZE), undefined, on), 2.0);
-    });
-    const results = await Promise.all(outs);
-    for (const [k, out] of results.entries())
-      assertNumbers(
-        await valuesOf(out),
-        inputs[k].map((x) => f32(2 * x)),
-        `input ${k}`,
-      );
-  });
-
-  test(`${device.name}: test_pointwise_dynamic.py::test_dynamic_function_with_multiprocess`, async () => {
-    // four processes at once, each with its own device of this kind, eight inputs each (FlagGems: 32 over 8
-    // workers); they share a fresh cache folder, so that the C device's processes compile the same kernel at once
-    const cache = mkdtempSync(path.join(tmpdir(), 'loom-flaggems-'));
-    try {
-      const seeds = Array.from({ length: 4 }, (_, p) => Array.from({ length: 8 }, (_, k) => 600 + 8 * p + k));
-      const results = await Promise.all(seeds.map((s) => axpyInChild(device, s, cache)));
-      for (const [p, outs] of results.entries()) {
-        const inputs = axpyInputs(seeds[p]);
-        outs.forEach((out, k) => {
-          assertNumbers(
-            out,
-            inputs[k].map((x) => f32(2 * x)),
-            `process ${p}, input ${k}`,
-          );
-        });
-      }
-    } finally {
-      rmSync(cache, { recursive: true, force: true });
-    }
-  });
-}
-
-/** The test backends by their targets' names (test/support/backends.ts). */
-const BACKENDS: Record<string, string> = { js: 'cpu', opencl: 'opencl', wgsl: 'webgpu', c: 'c', cuda: 'cuda' };
-
-/** The child process of the multiprocess test: `axpyInThisProcess` of concurrency-child.ts on a device like `device`. */
-async function axpyInChild(device: Device, seeds: readonly number[], cache: string): Promise<number[][]> {
-  const module = new URL('./concurrency-child.ts', import.meta.url).href;
-  const code = `import { axpyInThisProcess } from ${JSON.stringify(module)}; await axpyInThisProcess(); process.exit(0);`;
-  // the child makes this device's backend only, and requires it (CI=true would require all the others too)
-  const backend = BACKENDS[device.target.name];
-  const { CI: _, ...env } = process.env;
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--conditions=loom-source', '--import', 'tsx', '--input-type=module', '-e', code],
-    {
-      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
-      env: {
-        ...env,
-        LOOM_BACKENDS: backend,
-        LOOM_REQUIRE: backend,
-        LOOM_CACHE_DIR: cache,
-        FLAGGEMS_PORT_DEVICE: device.name,
-        FLAGGEMS_PORT_SEEDS: seeds.join(','),
-      },
-      maxBuffer: 1 << 24,
-    },
-  );
-  const lines = stdout.trim().split('\n');
-  return JSON.parse(lines[lines.length - 1]) as number[][];
 }
 
 test.run();

@@ -25,38 +25,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluateInt, getGridSizeUpperBounds, targetFacts, type Device } from '@loom/core';
-import {
-  broadcastShapes,
-  contiguous,
-  contiguousStrides,
-  empty,
-  pointwise,
-  type Tensor,
-  tensor,
-} from '@loom/elementwise';
+import { broadcastShapes, contiguous, contiguousStrides, empty, pointwise, tensor } from '@loom/elementwise';
 import { coalesce, strideOrder, stridesInOrder } from '../../../packages/elementwise/src/layout.ts';
 import { TILE } from '../../../packages/elementwise/src/variants.ts';
 import { testDevices } from '../../support/devices.ts';
-import { assertNumbers, broadcastApply, indices, numbers, sample } from '../../support/elementwise-reference.ts';
+import { assertNumbers, broadcastApply } from '../../support/elementwise-reference.ts';
 import { refusedNow } from '../../support/refusals.ts';
+import { randn as sharedRandn, randnValues as sharedRandnValues, valuesOf, viewed } from './support.ts';
 
 const f32 = Math.fround;
 const numel = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
 
-/** The elements of the view `t`, row-major, of a storage holding `storage`. */
-function viewed(storage: readonly number[], t: Tensor): number[] {
-  return Array.from(indices(t.shape), (index) => storage[index.reduce((at, i, d) => at + i * t.strides[d], t.offset)]);
-}
-
-async function valuesOf(t: Tensor): Promise<number[]> {
-  return numbers(await t.toArray(), t.dtype);
-}
-
-/**
- * FlagGems' torch.randn: `n` values in [-2, 2], multiples of 1/64, so that the payloads' sums are exact in
- * whatever order a device adds them (WebGPU may reassociate).
- */
-const randnValues = (n: number, seed: number) => sample('float32', n, seed).map((x) => Math.round(x * 64) / 64);
+/** FlagGems' torch.randn in multiples of 1/64: the payloads' sums exact in any order (WebGPU may reassociate). */
+const randnValues = (n: number, seed: number) => sharedRandnValues(n, seed, true);
 
 /**
  * A float32 tensor of `shape` whose axes are laid out in `order` (fastest first), made with the public
@@ -72,10 +53,7 @@ function laidOut(device: Device, shape: readonly number[], order: readonly numbe
 }
 
 /** A float32 tensor of `shape`, row-major, and its values (randnValues). */
-function randn(device: Device, shape: readonly number[], seed: number) {
-  const v = randnValues(numel(shape), seed);
-  return { t: tensor(Float32Array.from(v), [...shape], { device }), v };
-}
+const randn = (device: Device, shape: readonly number[], seed: number) => sharedRandn(device, shape, seed, true);
 
 // the payloads: exact in float32, so every device agrees with plain JavaScript
 const neg = pointwise({ promotionMethods: [[0, 'DEFAULT']] }, (x: number) => -x);

@@ -18,14 +18,11 @@ import * as assert from 'uvu/assert';
 import { LoomError, type Device } from '@loom/core';
 import { empty, pointwise, Tensor, tensor } from '@loom/elementwise';
 import { testDevices } from '../../support/devices.ts';
-import { assertNumbers, numbers, sample } from '../../support/elementwise-reference.ts';
+import { assertNumbers, sample } from '../../support/elementwise-reference.ts';
+import { valuesOf } from './support.ts';
 
 /** FlagGems' `double` kernel: `x * 2.0`, in the input's dtype. */
 const double = pointwise({ promotionMethods: [[0, 'DEFAULT']] }, (x: number) => x * 2.0);
-
-async function valuesOf(t: Tensor): Promise<number[]> {
-  return numbers(await t.toArray(), t.dtype);
-}
 
 /** torch.complex(torch.randn(n), torch.randn(n)) as complex64 of `shape`, and its parts interleaved (re, im, ...). */
 function randnComplex(device: Device, shape: number[], seed: number): { t: Tensor; parts: number[] } {
