@@ -162,11 +162,11 @@ function verbOf(step: ScheduleStep): string {
         .map(([k, v]) => `${key(k)}: ${quote(v)}`)
         .join(', ')} })`;
     case 'prefetch':
-      return `prefetch(${quote(step.array)}, [${step.sweep.map(quote).join(', ')}], { space: 'local', defaultTag: 'l.auto', roundTag: 'unr' })`;
+      return `prefetch(${quote(step.array)}, ${list(step.sweep)}, { space: 'local', defaultTag: 'l.auto', roundTag: 'unr' })`;
     case 'doubleBuffer':
-      return `doubleBuffer([${step.temporaries.map(quote).join(', ')}], ${quote(step.iname)})`;
+      return `doubleBuffer(${list(step.temporaries)}, ${quote(step.iname)})`;
     case 'asyncCopies':
-      return `asyncCopies([${step.temporaries.map(quote).join(', ')}])`;
+      return `asyncCopies(${list(step.temporaries)})`;
     case 'prioritize':
       return `prioritize(${quote(step.order.join(','))})`;
     case 'fix':
@@ -174,11 +174,11 @@ function verbOf(step: ScheduleStep): string {
         .map(([k, v]) => `${key(k)}: ${v}`)
         .join(', ')} })`;
     case 'rename':
-      return `renameInames([${step.inames.map(quote).join(', ')}], ${quote(step.to)})`;
+      return `renameInames(${list(step.inames)}, ${quote(step.to)})`;
     case 'extractSubst':
-      return `extractSubst(${quote(step.name)}, ${quote(step.template)}, [${step.parameters.map(quote).join(', ')}])`;
+      return `extractSubst(${quote(step.name)}, ${quote(step.template)}, ${list(step.parameters)})`;
     case 'precompute':
-      return `precompute(${quote(step.rule)}, [${step.sweep.map(quote).join(', ')}], { storageAxes: [${step.storageAxes.map(quote).join(', ')}], fetchOuterInames: [${step.fetchOuterInames.map(quote).join(', ')}], space: 'private', defaultTag: 'unr' })`;
+      return `precompute(${quote(step.rule)}, ${list(step.sweep)}, { storageAxes: ${list(step.storageAxes)}, fetchOuterInames: ${list(step.fetchOuterInames)}, space: 'private', defaultTag: 'unr' })`;
     case 'bufferArray':
       return `bufferArray(${quote(step.array)}, { temporaryAddressSpace: 'private', initExpression: '0' })`;
     default: {
@@ -189,4 +189,6 @@ function verbOf(step: ScheduleStep): string {
 }
 
 const quote = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** A list of names as a TypeScript array literal. */
+const list = (names: readonly string[]) => `[${names.map(quote).join(', ')}]`;
 const key = (s: string) => (/^[A-Za-z_$][\w$]*$/.test(s) ? s : quote(s));
