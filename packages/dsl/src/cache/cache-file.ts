@@ -55,11 +55,10 @@ export function readCacheFile(file: string): Map<string, unknown> {
   return new Map(Object.entries(json));
 }
 
-/** Writes `entries` to `file` as a JSON object, whole or not at all, leaving no temporary file. */
-export function writeCacheFile(file: string, entries: ReadonlyMap<string, unknown>): void {
+/** Writes `entries` to `file` (its folder made by `updateCacheFile`) as a JSON object, whole or not at all, leaving no temporary file. */
+function writeCacheFile(file: string, entries: ReadonlyMap<string, unknown>): void {
   const partial = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
     // Object.fromEntries defines each key as an own property, `__proto__` included
     writeFileSync(partial, `${JSON.stringify(Object.fromEntries(entries), null, 2)}\n`);
     renameSync(partial, file);
