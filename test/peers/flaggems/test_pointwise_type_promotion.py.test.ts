@@ -14,6 +14,7 @@ import type { Device } from '@loom/core';
 import { pointwise, supportsDType, type Tensor, tensor, type TensorDType } from '@loom/elementwise';
 import { testDevices } from '../../support/devices.ts';
 import { numbers, sample, toDType } from '../../support/elementwise-reference.ts';
+import { refusedNow } from '../../support/refusals.ts';
 
 /** FlagGems' POINTWISE_SHAPES, smaller: the same ranks, 0 to 5. */
 const POINTWISE_SHAPES = [[], [1], [32, 32], [4, 32, 15], [2, 8, 4, 6], [2, 3, 5, 4, 3]];
@@ -43,6 +44,19 @@ const abs = pointwise({ promotionMethods: [[0, 'COMPLEX_TO_FLOAT']] }, (x: numbe
 const pow = pointwise({ promotionMethods: [[0, 1, 'BOOL_TO_LONG']] }, (x: number, exponent: number) => x ** exponent);
 
 const numel = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
+
+/**
+ * FLOAT_DTYPES that `device` has (float16 needs WebGPU's 'shader-f16', which NVIDIA's Vulkan adapter
+ * lacks); a dtype it lacks is refused, by name, before anything runs.
+ */
+function floatDTypes(device: Device): TensorDType[] {
+  for (const dtype of FLOAT_DTYPES.filter((d) => !supportsDType(device, d)))
+    refusedNow(
+      () => add.plan(tensor([1], [1], { device, dtype }), tensor([2], [1], { device, dtype }), 1),
+      new RegExp(`${dtype} is not available on`),
+    );
+  return FLOAT_DTYPES.filter((d) => supportsDType(device, d));
+}
 
 /** torch.randint's int64 (int32 where the device has no int64: WebGPU). */
 const intDType = (device: Device): TensorDType => (supportsDType(device, 'int64') ? 'int64' : 'int32');
@@ -98,7 +112,7 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_pointwise_type_promotion.py::test_type_promotion_default`, async () => {
     for (const [s, shape] of POINTWISE_SHAPES.entries()) {
-      for (const floatType of FLOAT_DTYPES) {
+      for (const floatType of floatDTypes(device)) {
         const inp1 = randint(device, 0, 10, shape, 10 * s + 1);
         const inp2 = randn(device, shape, floatType, 10 * s + 2);
         for (const alpha of SCALARS) {
@@ -122,7 +136,7 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_pointwise_type_promotion.py::test_type_promotion_no_opmath`, async () => {
     for (const [s, shape] of POINTWISE_SHAPES.entries()) {
-      for (const floatType of FLOAT_DTYPES) {
+      for (const floatType of floatDTypes(device)) {
         const inp1 = randint(device, 0, 10, shape, 10 * s + 3);
         const inp2 = randn(device, shape, floatType, 10 * s + 4);
         const condition = await gt(inp1.t, 0);
@@ -146,7 +160,7 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_pointwise_type_promotion.py::test_type_promotion_int_to_float`, async () => {
     for (const [s, shape] of POINTWISE_SHAPES.entries()) {
-      for (const floatType of FLOAT_DTYPES) {
+      for (const floatType of floatDTypes(device)) {
         const inpFloat = randn(device, shape, floatType, 10 * s + 5);
         await assertClose(await sin(inpFloat.t), inpFloat.v.map(Math.sin), floatType, label(shape, floatType));
       }
@@ -171,7 +185,7 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_pointwise_type_promotion.py::test_type_promotion_complex_to_long`, async () => {
     for (const [s, shape] of POINTWISE_SHAPES.entries()) {
-      for (const floatType of FLOAT_DTYPES) {
+      for (const floatType of floatDTypes(device)) {
         const inp = randn(device, shape, floatType, 10 * s + 9);
         await assertEqual(await abs(inp.t), inp.v.map(Math.abs), floatType, label(shape, floatType));
       }
@@ -183,7 +197,7 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_pointwise_type_promotion.py::test_type_promotion_bool_to_long`, async () => {
     for (const [s, shape] of POINTWISE_SHAPES.entries()) {
-      for (const floatDType of FLOAT_DTYPES) {
+      for (const floatDType of floatDTypes(device)) {
         const inp1 = randn(device, shape, floatDType, 10 * s + 11);
         const inp2 = randint(device, 0, 10, shape, 10 * s + 12);
         // arg0: float, arg1: int; then arg0: int, arg1: float (0 to a negative power is infinite)
