@@ -27,6 +27,7 @@ import {
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { analyzeKernel, enumerateCandidates } from '../packages/core/src/tune/auto-schedule/space.ts';
+import { compatibleCheckSizes } from '../packages/core/src/tune/auto-schedule/search.ts';
 import { kernel } from '@loom/dsl';
 import { scale } from './support/auto-schedule-fixture.ts';
 import { loom } from './support/cli.ts';
@@ -181,6 +182,26 @@ test('fixSizes: the kernel specialised to the sizes (checked unspecialised), its
   );
   assert.ok(refused instanceof LoomError, String(refused));
   assert.match((refused as Error).message, 'fixSizes specialises the kernel to `sizes`, and none are given');
+});
+
+test('fixSizes: rows held in registers, built for the fixed sizes, are checked at sizes that keep their divisibility', async () => {
+  // the passes' work-items are one iname (renameInames), which a row length known only at launch
+  // refuses: a check on the kernel as written refused every such candidate (found on the H200)
+  const written = kernel(
+    '{ [i,j,k,l]: 0<=i<n and 0<=j,k,l<m }',
+    `mx[i] = max(k, x[i, k]) {id=mx}
+     s[i] = sum(l, exp(x[i, l] - mx[i])) {id=s, dep=mx}
+     y[i, j] = exp(x[i, j] - mx[i]) / s[i] {dep=s}`,
+    { name: 'softmax' },
+  ).apply((k) => addDtypes(k, { x: 'float32', y: 'float32', mx: 'float32', s: 'float32' }));
+  const result = await autoSchedule(written.kernel, cpu, { ...small, sizes: { n: 300, m: 1024 }, fixSizes: true });
+  const held = result.measured.find((m) => m.script.includes('.renameInames('));
+  assert.ok(held, 'a candidate holding its rows was checked and measured');
+  assert.is(held.failure, undefined);
+  assert.ok(held.seconds! > 0);
+  // 1024 keeps its factor 256 (held rows of 256 work-items), 300 its factor 4, 1000 its 8
+  assert.equal(compatibleCheckSizes({ n: 300, m: 1024, k: 1000, t: 7 }, {}), { n: 40, m: 256, k: 40, t: 7 });
+  assert.equal(compatibleCheckSizes({ m: 96 }, { m: 20 }), { m: 32 });
 });
 
 test('the builder verb resolves to a builder of the best kernel; a cache answers the second search', async () => {

@@ -191,11 +191,7 @@ export async function autoSchedule(
   for (const p of predicted) {
     if (chosen.length === measure) break;
     try {
-      await autoTestVsRef(knl, checkDevice, applySchedule(knl, p.steps), {
-        parameters: checkSizes,
-        warmupRounds: 0,
-        rtol: 1e-4,
-      });
+      await checkCandidate(knl, p.steps, checkDevice, checkSizes, options.fixSizes ? sizes : undefined);
       chosen.push(p);
     } catch (e) {
       if (!(e instanceof LoomError) || e instanceof InternalError) throw e;
@@ -324,6 +320,53 @@ function fingerprint(
   let h = 0x811c9dc5;
   for (let k = 0; k < text.length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193) >>> 0;
   return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * Checks a candidate's steps against the kernel as written, at `checkSizes`. A candidate built on
+ * the kernel specialised to `fixedAt` (fixSizes) may rely on those sizes: rows held in registers
+ * make the passes over a row one iname (`renameInames`), which needs the row's length a multiple of
+ * the group's width, and refuses a length known only at launch. Where the steps do not apply to
+ * the kernel as written, both are specialised to sizes that keep what the candidate may rely on,
+ * each size's power-of-two factors up to 256 (`compatibleCheckSizes`), and compared there.
+ */
+async function checkCandidate(
+  knl: LoopKernel,
+  steps: readonly ScheduleStep[],
+  device: Device,
+  checkSizes: Readonly<Record<string, number>>,
+  fixedAt: Readonly<Record<string, number>> | undefined,
+): Promise<void> {
+  const check = { warmupRounds: 0, rtol: 1e-4 };
+  let candidate: LoopKernel;
+  try {
+    candidate = applySchedule(knl, steps);
+  } catch (e) {
+    if (!fixedAt || !(e instanceof LoomError) || e instanceof InternalError) throw e;
+    const fix: ScheduleStep = { kind: 'fix', values: compatibleCheckSizes(fixedAt, checkSizes) };
+    await autoTestVsRef(applySchedule(knl, [fix]), device, applySchedule(knl, [fix, ...steps]), check);
+    return;
+  }
+  await autoTestVsRef(knl, device, candidate, { ...check, parameters: checkSizes });
+}
+
+/**
+ * Check sizes for a candidate made at `sizes`: each at most its check size where it divides
+ * nothing a candidate tiles by, else the least multiple of its power-of-two factor (up to 256) not
+ * below its check size, and never above the size itself (1024 rows of 1024: 256 of 256; 1000: 40).
+ */
+export function compatibleCheckSizes(
+  sizes: Readonly<Record<string, number>>,
+  checkSizes: Readonly<Record<string, number>>,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(sizes).map(([name, v]) => {
+      const small = checkSizes[name] ?? Math.min(v, 40);
+      let factor = 1;
+      while (factor < 256 && v % (2 * factor) === 0) factor *= 2;
+      return [name, Math.min(v, factor * Math.ceil(small / factor))];
+    }),
+  );
 }
 
 /**
