@@ -158,7 +158,9 @@ async function benchOne(
   const spreadCandidates: { script: string; predicted: number; measured: number | null; failure?: string }[] = [];
   for (const p of sampled) {
     try {
-      const seconds = await measureKernelSeconds(applySchedule(c.kernel, p.steps), device, sizes);
+      // the ranked candidates' steps follow the search's specialisation to the sizes, where it made one
+      const steps = fixSizes ? [{ kind: 'fix' as const, values: sizes }, ...p.steps] : p.steps;
+      const seconds = await measureKernelSeconds(applySchedule(c.kernel, steps), device, sizes);
       spreadCandidates.push({ script: p.script, predicted: p.seconds, measured: seconds });
     } catch (e) {
       spreadCandidates.push({
