@@ -166,9 +166,10 @@ export function matmulSearchSpace(
     { tileM: 64, tileN: 64, regM: 8, regN: 8 },
   ];
   const configs: MatmulConfig[] = [];
+  // a configuration is its options, in whatever order they were spread
+  const key = (c: MatmulConfig) => JSON.stringify(Object.entries(c).sort(([a], [b]) => (a < b ? -1 : 1)));
   const add = (config: MatmulConfig) => {
-    if (!configProblem(config) && !configs.some((c) => JSON.stringify(c) === JSON.stringify(config)))
-      configs.push(config);
+    if (!configProblem(config) && !configs.some((c) => key(c) === key(config))) configs.push(config);
   };
   const layouts = ['strided', 'blocked'] as const;
   // the best scalar kernel on the H100 (OpenCL and WebGPU) first: every backend has it measured at once
@@ -185,6 +186,9 @@ export function matmulSearchSpace(
   if (options.asyncCopies) add({ ...throughRegisters, asyncCopies: true });
   add({ ...FLOAT4_SGEMM, tileK: 16 });
   add(throughRegisters);
+  // warps over 4 x 8 with no loads a step ahead: the fastest on NVIDIA's OpenCL (41.7 TFLOP/s against
+  // FLOAT4_SGEMM's 39.3; BENCHMARKS.md, twenty-second session)
+  add({ ...throughRegisters, subgroupShape: { rows: 4, columns: 8 } });
   // where the device copies asynchronously (CUDA), the fastest kernel measured on the H200 comes
   // next: float4 panels filled by 16-byte cp.async copies, two buffers of k by 16 (38.4 TFLOP/s
   // against 35.2 for the best through registers; BENCHMARKS.md, thirteenth session), then one buffer
