@@ -12,7 +12,8 @@
  * `--spread=N` also measures N candidates at evenly spaced places of the model's ranking (those it
  * predicts within 20x of its best), unchecked, and reports tau over them (`tauSpread`): the search
  * measures the model's best few, which mostly differ by a few per cent; this asks how the model
- * ranks the space.
+ * ranks the space. `tauAll` is over both together: the model's best few and the spread, the whole range
+ * of its ranking with the top sampled densely.
  *
  * Small sizes by default (seconds on a CPU); `--full` for the GPU machine. Every auto-scheduled
  * kernel is checked by autoSchedule itself (against the kernel as written on the CPU device at
@@ -72,6 +73,9 @@ interface Row {
   }[];
   readonly tauSpread?: number | null;
   readonly tauSpreadB?: number | null;
+  /** With --spread: tau over the search's measured candidates and the spread's together. */
+  readonly tauAll?: number | null;
+  readonly tauAllB?: number | null;
   readonly candidates: readonly {
     readonly script: string;
     readonly predicted: number | null;
@@ -205,6 +209,8 @@ async function benchOne(
           spread: spreadCandidates,
           tauSpread: tauOf(kendallTau, spreadPairs),
           tauSpreadB: tauOf(kendallTauB, spreadPairs),
+          tauAll: tauOf(kendallTau, [...pairs, ...spreadPairs]),
+          tauAllB: tauOf(kendallTauB, [...pairs, ...spreadPairs]),
         }
       : {}),
     script: result.script,
@@ -233,7 +239,12 @@ function format(row: Row): string {
     `auto/hand ${ratio(row.autoOverHand)}`,
     `speed-up ${ratio(row.speedup)}x`,
     `tau ${ratio(row.tau)} (tau-b ${ratio(row.tauB)})`,
-    ...(row.spread ? [`tau over ${row.spread.length} spread ${ratio(row.tauSpread ?? null)}`] : []),
+    ...(row.spread
+      ? [
+          `tau over ${row.spread.length} spread ${ratio(row.tauSpread ?? null)}`,
+          `tau over all measured ${ratio(row.tauAll ?? null)} (tau-b ${ratio(row.tauAllB ?? null)})`,
+        ]
+      : []),
     `model's pick ${ratio(row.pickedWithin)}x the best`,
     `tuned in ${row.tuningSeconds.toFixed(1)} s (${Object.entries(row.phaseEnds)
       .map(([phase, at]) => `${phase} until ${at.toFixed(1)} s`)
