@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Writes the entries that carry the device-independent test suite to another machine: every test
- * file that runs on `testDevices()` (or asks for CUDA), in `slices` bundles of about equal duration
+ * file that runs on `testDevices()` (or asks for CUDA), but those that start TypeScript children
+ * (the bundle has no tsx; they are named when left out), in `slices` bundles of about equal duration
  * (scripts/test-durations.json), as `.device-src/suite-<k>.ts` (ignored). Bundle them with
  * `../shared/device/pack.sh .device-src/suite-*.ts` and run each with `bash .device/run.sh`. As uvu's
  * own CLI does, the entry defers the files' `test.run()` (UVU_DEFER) and runs them all once every
@@ -29,9 +30,19 @@ function deviceTests(dir = 'test') {
   });
 }
 
+/**
+ * Files that start Node children running TypeScript (`--import tsx`: printf read back from a child,
+ * FlagGems' concurrent processes): the bundle carries no tsx, so they cannot run there.
+ */
+const startsTypeScriptChildren = (f) =>
+  /child-stdout\.ts|'--import',\s*'tsx'/.test(readFileSync(path.join(root, 'test', f), 'utf8'));
+
 const only = process.argv[3] ? new RegExp(process.argv[3]) : undefined;
-const files = deviceTests()
-  .filter((f) => !only || only.test(f))
+const candidates = deviceTests().filter((f) => !only || only.test(f));
+const leftOut = candidates.filter(startsTypeScriptChildren);
+if (leftOut.length) console.log(`left out (they start TypeScript children, and the bundle has no tsx): ${leftOut.join(', ')}`);
+const files = candidates
+  .filter((f) => !startsTypeScriptChildren(f))
   .sort((a, b) => (durations[b] ?? 1) - (durations[a] ?? 1));
 const buckets = Array.from({ length: slices }, () => ({ total: 0, files: [] }));
 for (const f of files) {
