@@ -343,12 +343,18 @@ async function checkCandidate(
     candidate = applySchedule(knl, steps);
   } catch (e) {
     if (!fixedAt || !(e instanceof LoomError) || e instanceof InternalError) throw e;
-    const fix: ScheduleStep = { kind: 'fix', values: compatibleCheckSizes(fixedAt, checkSizes) };
+    const values = compatibleCheckSizes(fixedAt, checkSizes);
+    // a check on the check device must stay small: beyond this many points of the sizes, refused as before
+    if (Object.values(values).reduce((a, b) => a * b, 1) > FALLBACK_CHECK_POINTS) throw e;
+    const fix: ScheduleStep = { kind: 'fix', values };
     await autoTestVsRef(applySchedule(knl, [fix]), device, applySchedule(knl, [fix, ...steps]), check);
     return;
   }
   await autoTestVsRef(knl, device, candidate, { ...check, parameters: checkSizes });
 }
+
+/** The most points (the product of the sizes) at which a candidate made for fixed sizes is checked: 2^20. */
+const FALLBACK_CHECK_POINTS = 1 << 20;
 
 /**
  * Check sizes for a candidate made at `sizes`: each at most its check size where it divides
