@@ -66,7 +66,9 @@ export interface AutoScheduleOptions {
    * Specialise the kernel to `sizes` (`fixParameters`: the parameters become constants), as BLAS
    * libraries pick a kernel per shape: the splits need no guard where the sizes are multiples of
    * their tiles, and the result runs at those sizes only. The script then starts with `.fix({...})`.
-   * The candidates are still checked against the kernel as written at `checkSizes`, unspecialised.
+   * The candidates are still checked against the kernel as written at `checkSizes`, unspecialised;
+   * one that applies only to the specialised kernel (rows held in registers) is checked specialised
+   * at sizes that keep the sizes' factors of two (`compatibleCheckSizes`).
    */
   readonly fixSizes?: boolean;
   /** Restrictions of the space: `{ localMemory: false, maxGroup: 256 }`. */
@@ -357,9 +359,10 @@ async function checkCandidate(
 const FALLBACK_CHECK_POINTS = 1 << 20;
 
 /**
- * Check sizes for a candidate made at `sizes`: each at most its check size where it divides
- * nothing a candidate tiles by, else the least multiple of its power-of-two factor (up to 256) not
- * below its check size, and never above the size itself (1024 rows of 1024: 256 of 256; 1000: 40).
+ * Check sizes for a candidate made at `sizes`: each the least multiple of the size's largest
+ * power-of-two factor (at most 256) not below its check size, never above the size itself, so
+ * that what divides a size divides its check size too, up to 256 (1024 rows of 1024 are checked
+ * at 256 of 256; an odd size keeps its check size; 1000, a multiple of 8, is checked at 40).
  */
 export function compatibleCheckSizes(
   sizes: Readonly<Record<string, number>>,
