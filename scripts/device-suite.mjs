@@ -40,7 +40,8 @@ const startsTypeScriptChildren = (f) =>
 const only = process.argv[3] ? new RegExp(process.argv[3]) : undefined;
 const candidates = deviceTests().filter((f) => !only || only.test(f));
 const leftOut = candidates.filter(startsTypeScriptChildren);
-if (leftOut.length) console.log(`left out (they start TypeScript children, and the bundle has no tsx): ${leftOut.join(', ')}`);
+if (leftOut.length)
+  console.log(`left out (they start TypeScript children, and the bundle has no tsx): ${leftOut.join(', ')}`);
 const files = candidates
   .filter((f) => !startsTypeScriptChildren(f))
   .sort((a, b) => (durations[b] ?? 1) - (durations[a] ?? 1));
