@@ -55,6 +55,7 @@ const OLDER: readonly Feature[] = [
   'parametricTemporaries',
   'vectorLaneWrites',
   'doubleBuffers',
+  'wideReductions',
   ...LAYOUTS,
 ];
 
@@ -72,6 +73,7 @@ const BEFORE_LATER_STEPS: readonly Feature[] = [
   'parametricTemporaries',
   'vectorLaneWrites',
   'doubleBuffers',
+  'wideReductions',
 ];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
@@ -86,6 +88,7 @@ const ISSUE_24: readonly Feature[] = [
   'parametricTemporaries',
   'vectorLaneWrites',
   'doubleBuffers',
+  'wideReductions',
   ...LAYOUTS,
 ];
 
@@ -162,6 +165,39 @@ test('every device: random kernels with argmax, complex values, and reductions a
   }
 });
 
+/** A case's chain splits its reduction whole onto l.0, as wide as a subgroup or several (wideReductions). */
+const reducesWide = (r: Pick<CaseResult, 'chain'>) =>
+  r.chain?.steps.some((s) => s.feature === 'wideReductions') ?? false;
+
+test('every device: reductions as wide as subgroups, split whole onto l.0 under random chains, agree with the untransformed kernel (by subgroups where the device has them)', async () => {
+  // the first seeds from 9000 whose case (as each device gets it) has them, in 32-bit values every
+  // device's subgroup functions take: its reduction over 8 to 128 values split by 8, 16, 32 or 64
+  // onto l.0 first, then the chain's other steps
+  const seeds: number[] = [];
+  for (let seed = 9000; seeds.length < 8 && seed < 12000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    if (own.every((p) => p && reducesWide(p) && ['float32', 'int32'].includes(p.kcase.dtype))) seeds.push(seed);
+  }
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  for (const device of testDevices()) {
+    const compared = results.filter((r) => reducesWide(r) && agreedOn(r, device.name));
+    assert.ok(
+      compared.length >= 2,
+      `${device.name}: only ${compared.length} wide reductions compared (seeds ${seeds})`,
+    );
+    // where the device has subgroups, some of them went through its subgroup functions
+    if ('refused' in targetFacts(device.target).subgroups) continue;
+    const bySubgroups = compared.filter((r) => {
+      try {
+        return /subgroup|sub_group|shfl/.test(generateCode(r.chain!.kernel, device.target).code);
+      } catch {
+        return false;
+      }
+    });
+    assert.ok(bySubgroups.length >= 1, `${device.name}: no wide reduction went through subgroups (seeds ${seeds})`);
+  }
+});
+
 test("every device: issue 24's kernel kinds, lane temporaries and data-dependent (CSR-like) domains, under their chains, agree with the untransformed kernel", async () => {
   // the first seeds from 5000 whose case (as each device gets it) is of the family and whose
   // chain applied the family's steps: lanes, or a tag or split of the boxes or segments
@@ -228,6 +264,7 @@ const AROUND_DOUBLE_BUFFERS: readonly Feature[] = [
   ...(['duplicate', 'join', 'fix', 'rename', 'chunk', 'splitWithin', 'reductionShape', 'mapDomain', 'untag'] as const),
   ...(['globalFootprints', 'parametricWorkGroups', 'images', 'parametricTemporaries', 'precompute'] as const),
   ...(['prioritize', 'ilp', 'unroll'] as const),
+  'wideReductions',
 ];
 
 test('every device: local tiles double-buffered over a loop under random chains agree with the untransformed kernel', async () => {

@@ -34,6 +34,8 @@ export const FEATURES = {
   // transformations
   split: 'splitIname, with g./l. tags on either half',
   localReductions: 'l. tags on a half of a split reduction iname (a tree across work-items)',
+  wideReductions:
+    "a reduction over 8 to 128 values, its length mostly fixed, split by 8, 16, 32 or 64 onto l.0 first (its tree through subgroups where the device has them: lavapipe's 8, NVIDIA's 32), the other steps drawn after it",
   unroll: "the 'unr' tag on a constant-length iname",
   ilp: "the 'ilp' tag on a constant-length iname",
   prioritize: 'prioritizeLoops on two or three inames',

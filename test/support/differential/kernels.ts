@@ -12,7 +12,16 @@
  *    allowed error (OpenCL and WGSL permit 2.5 ulp) is not amplified and the case can be
  *    compared within `ulpTolerance` (every other float output must match bit for bit).
  */
-import { globalArg, makeKernel, type DType, type HostArray, type LoopKernel } from '@loom/core';
+import {
+  fixParameters,
+  globalArg,
+  makeKernel,
+  splitIname,
+  tagInames,
+  type DType,
+  type HostArray,
+  type LoopKernel,
+} from '@loom/core';
 import type { FeatureSet } from './features.ts';
 import { Rng } from './random.ts';
 import { ExpressionGenerator, exprToString, leaf, type GenExpr, type Scope } from './expressions.ts';
@@ -91,6 +100,15 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   if (features.has('reductions') && features.has('triangular')) shapes.push('reduceTri');
   const shape = rng.pick(shapes);
   const params = { n: rng.int(1, 9), m: rng.int(1, 9) };
+  // a reduction as wide as a subgroup or several, split whole onto l.0 (wideReductions), drawn from a
+  // stream of its own: the other seeds keep their cases and chains
+  const wideRng = sideStream(seed, 0x51de5);
+  const wideSplit =
+    features.has('wideReductions') && shape === 'reduce' && wideRng.chance(0.3)
+      ? wideRng.pick([8, 16, 32, 64])
+      : undefined;
+  if (wideSplit) params.m = wideSplit * wideRng.pick([1, 1, 2]);
+  const wideSteps = wideSplit ? wideReductionSteps(wideRng, wideSplit, params.m) : undefined;
   const gen = new ExpressionGenerator(rng, features, dtype);
   const table = drawTable(seed, features, dtype);
 
@@ -230,6 +248,35 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
       hasRule: ruleCall !== undefined,
       ulpTolerance: gen.usedInexact ? 3 : 0,
       build: () => makeKernel(domains, instructions, [...argSpecs, '...'], { assumptions: ASSUMPTIONS }),
+      ...(wideSteps ? { plannedSteps: wideSteps } : {}),
     };
   }
+}
+
+/**
+ * The reduction iname k split by `width` onto l.0 (its inner part the whole work-group, where no
+ * later step adds another local axis), the rows on g.0 or left a loop around it; mostly with the
+ * reduction's length `m` fixed first, so that no guard stands between the work-items and their
+ * subgroups (a guarded reduction takes the tree in local memory).
+ */
+function wideReductionSteps(rng: Rng, width: number, m: number): Step[] {
+  const steps: Step[] = [];
+  if (rng.chance(0.7))
+    steps.push({
+      feature: 'wideReductions',
+      text: `fixParameters(knl, { m: ${m} })`,
+      apply: (k) => fixParameters(k, { m }),
+    });
+  steps.push({
+    feature: 'wideReductions',
+    text: `splitIname(knl, 'k', ${width}, { innerTag: 'l.0' })`,
+    apply: (k) => splitIname(k, 'k', width, { innerTag: 'l.0' }),
+  });
+  if (rng.chance(0.6))
+    steps.push({
+      feature: 'wideReductions',
+      text: "tagInames(knl, { i: 'g.0' })",
+      apply: (k) => tagInames(k, { i: 'g.0' }),
+    });
+  return steps;
 }
