@@ -24,6 +24,7 @@ import {
   targetFacts,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
+import { supportsDType } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { twoTreesInBranches } from './support/two-trees-in-branches.ts';
 
@@ -667,6 +668,38 @@ for (const device of testDevices()) {
     }
     assert.equal([...want], js);
     assert.equal([...got], js);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: 0 - i is +0 for i = 0, and 0 + (-i) too: a float sum with a literal zero keeps IEEE's signed zeros`, async () => {
+    // seed 1997718368 (C device): gcc folds `0.0 - (double) i` to `-(double) i` at every level of
+    // optimization, -0 for i = 0 where IEEE gives +0 (here the real part of 0.5j - i, conj'd)
+    const complexCase = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j] = conj(if(j == 0, a[i, j], 0.5j - i))', [
+      globalArg('a', { shape: ['n', 'm'], dtype: 'complex64' }),
+      '...',
+    ]);
+    const floats = makeKernel('{ [i]: 0<=i<n }', [
+      'zeroMinus[i] = 0.0 - i',
+      'zeroPlus[i] = 0.0 + (-i)',
+      'minusZero[i] = -i + 0.0',
+      'ofAbs[i] = 0.0 - abs(float32(i) - 1)',
+    ]);
+    // a target that does not keep the sign of a zero (WGSL) is held to the value only
+    const signed = targetFacts(device.target).signedZeros;
+    const isPlusZero = (v: number, what: string) =>
+      assert.ok(signed ? Object.is(v, 0) : v === 0, `${what} is ${Object.is(v, -0) ? '-0' : v}, not +0`);
+    if (supportsDType(device, 'complex128')) {
+      const out = (await run(complexCase, device, { a: new Float32Array(4), n: 1, m: 2 })).out as Float64Array;
+      isPlusZero(out[2]!, 'real(conj(0.5j - 0))');
+      assert.is(out[3], -0.5);
+    }
+    const got = (await run(floats, device, { n: 3 })) as Record<string, ArrayLike<number>>;
+    isPlusZero(got.zeroMinus![0]!, '0.0 - 0');
+    isPlusZero(got.zeroPlus![0]!, '0.0 + (-0)');
+    isPlusZero(got.minusZero![0]!, '-0 + 0.0');
+    isPlusZero(got.ofAbs![1]!, '0.0 - abs(1 - 1)');
+    assert.equal([got.zeroMinus![2], got.zeroPlus![2], got.minusZero![2], got.ofAbs![2]], [-2, -2, -2, -1]);
   });
 }
 

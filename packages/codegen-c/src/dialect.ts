@@ -55,6 +55,8 @@ export const cDialect: CDialect = {
   },
   unordered: (a, b) => `isunordered(${a}, ${b})`,
   // no product hook: the compiler's -ffp-contract=off keeps a * b + c two roundings
+  // gcc folds 0.0 - (double) i to -(double) i (-0 for i = 0) even at -O0: found by the differential
+  foldsZeroSums: true,
   floatToInteger: cFloatToInteger,
   helperQualifier: 'static inline',
   oversizedShift: () => 'C leaves it undefined',

@@ -12,7 +12,9 @@
  * - shifts by a count outside [0, width) shift everything out (PyTorch's; OpenCL takes the
  *   count modulo the width, C and CUDA leave it undefined), and a left shift wraps instead of overflowing;
  * - `mul_hi` and `rotate` (OpenCL's built-ins) where a dialect has no built-in of its own: the
- *   64-bit high half from 32-bit halves (C99 has no 128-bit type), the rotation count modulo the width.
+ *   64-bit high half from 32-bit halves (C99 has no 128-bit type), the rotation count modulo the width;
+ * - `opaque`, the identity on a float, where a compiler folds sums with a literal zero wrongly
+ *   (`CDialect.foldsZeroSums`).
  *
  * Each helper is named for its kind and dtype and defined once per program.
  */
@@ -32,7 +34,8 @@ export type HelperKind =
   | 'shl'
   | 'shr'
   | 'mul_hi'
-  | 'rotate';
+  | 'rotate'
+  | 'opaque';
 
 /** The name of helper `kind` for dtype `t` (`loom_div_int32`), the same in every dialect. */
 export function helperName(kind: HelperKind, t: DType): string {
@@ -53,6 +56,14 @@ export function helperDefinition(kind: HelperKind, t: DType, dialect: CDialect):
   const lines = (...body: string[]) =>
     [`${dialect.helperQualifier} ${ct} ${name}(${ct} a, ${ct} b)`, '{', ...body.map((l) => `  ${l}`), '}'].join('\n');
   switch (kind) {
+    case 'opaque':
+      return [
+        `${dialect.helperQualifier} ${ct} ${name}(${ct} a)`,
+        '{',
+        '  // x itself, which the front end cannot tell is never -0 (it folds 0.0 - x to -x then)',
+        '  return a;',
+        '}',
+      ].join('\n');
     case 'div':
       return lines(
         '// C leaves x / 0 and INT_MIN / -1 undefined: 0, and a wrapping negation',

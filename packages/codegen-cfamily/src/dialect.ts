@@ -74,6 +74,14 @@ export interface CDialect {
    * (a language that turns contraction off for the whole program, in `prelude`).
    */
   product?(l: string, r: string, t: DType, fused: boolean): string | undefined;
+  /**
+   * The compiler folds a float sum with a literal zero in ways IEEE does not allow (GCC, at every
+   * level of optimization: `0.0 - (double) i` becomes `-(double) i`, -0 for i = 0 where IEEE gives
+   * +0, and `0.0 + x` becomes `x`, since it takes a converted integer, `fabs` or their negation for
+   * never -0): the operand beside such a zero goes through an identity helper (`loom_opaque_*`),
+   * which the front end cannot see through and the optimizer, which folds correctly, removes.
+   */
+  readonly foldsZeroSums?: boolean;
   /** A float of dtype `from` converted to integer dtype `to`: truncated, saturated, NaN → 0 (Loom's conversion): the helper's name and definition. */
   floatToInteger(from: DType, to: DType): { readonly name: string; readonly definition: string };
   /** What precedes a helper function's definition: `inline`, `inline __device__`. */

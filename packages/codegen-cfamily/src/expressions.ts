@@ -380,8 +380,13 @@ export class CExpressionPrinter {
         ]);
       return this.toNarrow(this.binary(e, 'float32'), 'float32', t);
     }
-    const l = this.expr(e.left, t);
-    const r = this.expr(e.right, t);
+    let l = this.expr(e.left, t);
+    let r = this.expr(e.right, t);
+    if ((e.op === '+' || e.op === '-') && isFloat(t) && this.dialect.foldsZeroSums) {
+      // the operand beside a literal zero, out of the front end's reach (CDialect.foldsZeroSums)
+      if (isZeroLiteral(e.left)) r = call(this.helper('opaque', t), [r.text]);
+      else if (isZeroLiteral(e.right)) l = call(this.helper('opaque', t), [l.text]);
+    }
     switch (e.op) {
       case '+':
       case '-':
@@ -662,3 +667,8 @@ function applied(text: string): Printed {
 /** `value` rounded to the 16-bit float `t`, once, from its exact value. */
 const roundedTo = (t: NarrowFloat, value: number) =>
   t === 'bfloat16' ? roundToBfloat16(value) : roundToFloat16(value);
+
+/** A literal zero (`0`, `0.0`, `-0.0`): what `CDialect.foldsZeroSums` keeps a float sum's other operand from. */
+function isZeroLiteral(e: Expr): boolean {
+  return (e.kind === 'float' || e.kind === 'int') && e.value === 0;
+}

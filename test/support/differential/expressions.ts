@@ -80,7 +80,14 @@ export class ExpressionGenerator {
     this.float = isFloat(dtype) || this.complex;
     this.specials = this.float && !this.complex ? specialFloats(features, dtype) : [];
     this.side = sideStream(rng.seed, 0x5bec1a1);
+    this.zeroSums = sideStream(rng.seed, 0x2e505);
   }
+
+  /**
+   * Sums of a literal zero and an index, `0.0 - i` and `0.0 + (-i)` (signedZeros), from a stream of
+   * their own: gcc folded the first to `-i`, -0 for i = 0 where IEEE gives +0 (seed 1997718368).
+   */
+  private readonly zeroSums: Rng;
 
   /** Negative zeros and subnormals (signedZeros, subnormals), drawn from a stream of their own. */
   private readonly specials: readonly number[];
@@ -108,8 +115,14 @@ export class ExpressionGenerator {
     switch (r.pick(kinds)) {
       case 'array':
         return leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
-      case 'iname':
-        return leaf(r.pick(scope.inames));
+      case 'iname': {
+        const iname = leaf(r.pick(scope.inames));
+        if (!this.float || this.complex || !this.features.has('signedZeros') || !this.zeroSums.chance(0.2))
+          return iname;
+        return this.zeroSums.chance(0.5)
+          ? bin('-', leaf('0.0'), iname)
+          : bin('+', leaf('0.0'), { kind: 'neg', x: iname });
+      }
       case 'extra':
         return r.pick(scope.extra);
       default:
