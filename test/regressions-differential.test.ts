@@ -22,8 +22,13 @@ import {
   setWarningHandler,
   splitIname,
   targetFacts,
+  tagInames,
+  generateCode,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
+import { cudaTarget } from '@loom/codegen-cuda';
+import { openclTarget } from '@loom/codegen-opencl';
+import { wgslTarget } from '@loom/codegen-wgsl';
 import { supportsDType } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { twoTreesInBranches } from './support/two-trees-in-branches.ts';
@@ -702,6 +707,69 @@ for (const device of testDevices()) {
     assert.equal([got.zeroMinus![2], got.zeroPlus![2], got.minusZero![2], got.ofAbs![2]], [-2, -2, -2, -1]);
   });
 }
+
+/** A product over each segment `starts[b] <= s < starts[b] + counts[b]` (seed 1531460751's kernel). */
+const segmentedProduct = () =>
+  makeKernel(
+    ['{ [b]: 0<=b<nb }', '{ [s]: start<=s<stop }'],
+    `<> start = starts[b]
+     <> stop = starts[b] + counts[b]
+     out[b] = product(s, x[s])`,
+    [
+      globalArg('starts', { shape: ['nb'], dtype: 'int32' }),
+      globalArg('counts', { shape: ['nb'], dtype: 'int32' }),
+      globalArg('x', { dtype: 'float32' }),
+      globalArg('out', { shape: ['nb'], dtype: 'float32' }),
+      '...',
+    ],
+    { assumptions: 'nb >= 1' },
+  );
+
+for (const device of testDevices()) {
+  test(`${device.name}: a barrier inside a loop whose bounds differ between work-items is refused before anything runs`, async () => {
+    // seed 1531460751: the segments on l.0, each reduced across l.1 by a tree whose barriers sat
+    // inside the segment's loop; PoCL ran it and got out[0] = Infinity for 2 (a GPU may hang)
+    let knl = splitIname(segmentedProduct(), 'b', 3, { outerTag: 'g.0', innerTag: 'l.0' });
+    knl = splitIname(knl, 's', 3, { innerTag: 'l.1' });
+    const args = {
+      starts: Int32Array.from([3, 0, 4, 3]),
+      counts: Int32Array.from([1, 3, 3, 0]),
+      x: Float32Array.from([5, 6, 7, 2, 3, 0.5, 4, 1, 1]),
+      nb: 4,
+    };
+    const diverging = splitReductionInward(knl, ['s_inner']);
+    const refused = await run(diverging, device, args).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.instance(refused, LoomError);
+    assert.match((refused as Error).message, /barrier|work-items of a group one after another/);
+    // the same segments reduced by each work-item alone run, and agree with plain JS
+    const out = (await run(knl, device, args)).out as Float32Array;
+    assert.equal(Array.from(out), [2, 5 * 6 * 7, 3 * 0.5 * 4, 1]);
+  });
+}
+
+test('a barrier inside a loop whose bounds each group reads alike is no divergence (OpenCL and CUDA code; WGSL refuses it by its own rule)', () => {
+  // the bounds read a private value set from the group id only: every work-item of a group agrees
+  let knl = makeKernel(
+    ['{ [g]: 0<=g<ng }', '{ [s]: start<=s<start + 4 }', '{ [k]: 0<=k<8 }'],
+    `<> start = starts[g]
+     out[g, s - start] = sum(k, x[s, k])`,
+    [
+      globalArg('starts', { shape: ['ng'], dtype: 'int32' }),
+      globalArg('x', { shape: [16, 8], dtype: 'float32' }),
+      globalArg('out', { shape: ['ng', 4], dtype: 'float32' }),
+      '...',
+    ],
+    { assumptions: 'ng >= 1' },
+  );
+  knl = tagInames(knl, { g: 'g.0', k: 'l.0' });
+  assert.match(generateCode(knl, openclTarget()).code, /barrier\(CLK_LOCAL_MEM_FENCE\)/);
+  assert.match(generateCode(knl, cudaTarget()).code, /__syncthreads\(\)/);
+  // WGSL's own uniformity rule takes a value read from a buffer for non-uniform: refused there, as its compiler would
+  assert.throws(() => generateCode(knl, wgslTarget()), /WGSL requires every work-item to reach each barrier/);
+});
 
 // }}}
 

@@ -23,6 +23,7 @@ import { stringifyKernel } from '../kernel/print.ts';
 import type { DeviceFunction, KernelFunction, ProgramAst } from './ast.ts';
 import { outlineCallees } from './device-functions.ts';
 import { checkSubgroupUses } from './subgroup-uses.ts';
+import { checkBarrierUniformity } from './barrier-uniformity.ts';
 import { DeviceKernelBuilder } from './builder.ts';
 import { constantLocalSize } from './local-size.ts';
 import { checkProgramNames, programNames } from './program-names.ts';
@@ -135,6 +136,8 @@ function build(
   );
   const { kernels, deviceFunctions } = asDeviceFunctions(kernel, built, facts);
   checkSubgroupUses({ kernels, deviceFunctions }, facts, target?.name);
+  // a group whose work-items run one after another checks this as it runs them (serialize-work-items.ts)
+  if (statements && !facts?.sequentialWorkItems) checkBarrierUniformity(kernels);
   const boundsChecks = builder.boundsChecks;
   const functions = calledFunctions(kernel);
   const program: ProgramAst = {
