@@ -108,7 +108,7 @@ function check(k: KernelFunction, stmts: readonly Stmt[], varying: ReadonlySet<s
 }
 
 /** ` (for a (x depends on y))`: the first local barrier in `s`, as its comment says which instructions it orders. */
-function firstBarrier(s: Stmt): string {
+export function firstBarrier(s: Stmt): string {
   let comment: string | undefined;
   walkStmts(s, {
     stmt: (x) => {

@@ -28,6 +28,7 @@ import { add, int, mul, sub, subscript, variable, type Expr } from '../expr/node
 import { simplify } from '../expr/simplify.ts';
 import { mapExpr, walk } from '../expr/visit.ts';
 import { block, type KernelFunction, type Stmt } from './ast.ts';
+import { firstBarrier } from './barrier-uniformity.ts';
 import { foldCounterGuards } from './fold-counter-guards.ts';
 import { versionFullGroups } from './full-group-version.ts';
 import { sinkCounterLoops } from './sink-counter-loops.ts';
@@ -248,17 +249,6 @@ function checkUniform(exprs: readonly Expr[], privates: ReadonlySet<string>, aro
       `${what.replace(/^the /, '')} read${exprs.length > 1 ? '' : 's'} ${[...varying].join(' and ')}, which may differ between work-items ` +
       '(a work-item must reach the same barriers as the others): make it depend on group ids and parameters only, or move the barrier out of it',
   );
-}
-
-/** ` (for a (x depends on y))`: the first barrier in `s`, as the comment that says which instructions it orders. */
-function firstBarrier(s: Stmt): string {
-  let comment: string | undefined;
-  walkStmts(s, {
-    stmt: (x) => {
-      if (comment === undefined && x.kind === 'barrier') comment = x.comment ?? '';
-    },
-  });
-  return comment ? ` (${comment})` : '';
 }
 
 /**
