@@ -1,6 +1,7 @@
 /**
  * Regressions found by differential testing (test/differential.test.ts,
- * bench/differential.ts): each test names the bug and carries its minimal reproduction.
+ * bench/differential.ts): each test names the bug and carries its minimal reproduction. Those in
+ * loops bounded by data and in the barriers inside loops are in regressions-differential-domains.test.ts.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,16 +23,10 @@ import {
   setWarningHandler,
   splitIname,
   targetFacts,
-  tagInames,
-  generateCode,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { cudaTarget } from '@loom/codegen-cuda';
-import { openclTarget } from '@loom/codegen-opencl';
-import { wgslTarget } from '@loom/codegen-wgsl';
 import { supportsDType } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
-import { twoTreesInBranches } from './support/two-trees-in-branches.ts';
 
 const cpu = cpuDevice();
 
@@ -160,6 +155,38 @@ for (const device of testDevices()) {
     const got = Array.from(out as Float32Array);
     assert.ok(allowed.includes(got[0]), `out[0] = ${got[0]}, not one of ${allowed.join(', ')}`);
     assert.is(got[1], -3.5);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: 0 - i is +0 for i = 0, and 0 + (-i) too: a float sum with a literal zero keeps IEEE's signed zeros`, async () => {
+    // seed 1997718368 (C device): gcc folds `0.0 - (double) i` to `-(double) i` at every level of
+    // optimization, -0 for i = 0 where IEEE gives +0 (here the real part of 0.5j - i, conj'd)
+    const complexCase = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j] = conj(if(j == 0, a[i, j], 0.5j - i))', [
+      globalArg('a', { shape: ['n', 'm'], dtype: 'complex64' }),
+      '...',
+    ]);
+    const floats = makeKernel('{ [i]: 0<=i<n }', [
+      'zeroMinus[i] = 0.0 - i',
+      'zeroPlus[i] = 0.0 + (-i)',
+      'minusZero[i] = -i + 0.0',
+      'ofAbs[i] = 0.0 - abs(float32(i) - 1)',
+    ]);
+    // a target that does not keep the sign of a zero (WGSL) is held to the value only
+    const signed = targetFacts(device.target).signedZeros;
+    const isPlusZero = (v: number, what: string) =>
+      assert.ok(signed ? Object.is(v, 0) : v === 0, `${what} is ${Object.is(v, -0) ? '-0' : v}, not +0`);
+    if (supportsDType(device, 'complex128')) {
+      const out = (await run(complexCase, device, { a: new Float32Array(4), n: 1, m: 2 })).out as Float64Array;
+      isPlusZero(out[2]!, 'real(conj(0.5j - 0))');
+      assert.is(out[3], -0.5);
+    }
+    const got = (await run(floats, device, { n: 3 })) as Record<string, ArrayLike<number>>;
+    isPlusZero(got.zeroMinus![0]!, '0.0 - 0');
+    isPlusZero(got.zeroPlus![0]!, '0.0 + (-0)');
+    isPlusZero(got.minusZero![0]!, '-0 + 0.0');
+    isPlusZero(got.ofAbs![1]!, '0.0 - abs(1 - 1)');
+    assert.equal([got.zeroMinus![2], got.zeroPlus![2], got.minusZero![2], got.ofAbs![2]], [-2, -2, -2, -1]);
   });
 }
 
@@ -586,191 +613,5 @@ for (const device of testDevices()) {
     );
   });
 }
-
-// {{{ data-dependent domains (dependentDomains, segments.ts)
-
-/** Boxes over x: box b covers starts[b] .. starts[b] + counts[b] - 1 (one empty, out of order). */
-const segments = {
-  starts: new Int32Array([4, 0, 3, 9]),
-  counts: new Int32Array([3, 3, 0, 1]),
-  x: Float32Array.from({ length: 10 }, (_, k) => k - 2.5),
-};
-const segmentArgs = [
-  globalArg('starts', { dtype: 'int32', shape: ['nb'] }),
-  globalArg('counts', { dtype: 'int32', shape: ['nb'] }),
-  globalArg('x', { dtype: 'float32', shape: ['n'] }),
-];
-const segmentBounds = '<> start = starts[b]\n<> stop = starts[b] + counts[b]';
-const segmentDomains = ['{ [b]: 0<=b<nb }', '{ [s]: start<=s<stop }'];
-const segmentInputs = () => ({ ...segments, x: segments.x.slice(), nb: 4, n: 10 });
-/** What box b's segment of x sums to, in plain JS. */
-const segmentSum = (b: number) =>
-  segments.x.slice(segments.starts[b], segments.starts[b] + segments.counts[b]).reduce((p, v) => p + v, 0);
-
-for (const device of testDevices()) {
-  test(`${device.name}: a reduction into a temporary over a loop bounded by temporaries runs inside the loop that sets them`, async () => {
-    // before: '<> acc = sum(s, x[s])' names no b, so it was put outside b, after its bounds'
-    // writers, and no order of loops was valid (a LoomError for a valid kernel; generator seed 18)
-    const knl = makeKernel(segmentDomains, `${segmentBounds}\n<> acc = sum(s, x[s])\nout[b] = 2*acc`, [
-      ...segmentArgs,
-      globalArg('out', { dtype: 'float32', shape: ['nb'] }),
-      '...',
-    ]);
-    const { out } = await run(knl, device, segmentInputs());
-    assert.equal(
-      [...(out as Float32Array)],
-      [0, 1, 2, 3].map((b) => 2 * segmentSum(b)),
-    );
-  });
-
-  test(`${device.name}: a loop bound moved to global memory is read from it`, async () => {
-    // before: the loop over s printed the global temporary as a variable, 'for (int s = start; …)':
-    // OpenCL and WGSL did not compile it (generator seeds 394, 226) and JavaScript read an array
-    let knl = makeKernel(segmentDomains, `${segmentBounds}\nout[s] = 2*x[s] {id=scatter}`, [
-      ...segmentArgs,
-      globalArg('out', { dtype: 'float32', shape: ['n'] }),
-      '...',
-    ]);
-    knl = setTemporaryAddressSpace(setTemporaryAddressSpace(knl, 'start', 'global'), 'stop', 'global');
-    const { out } = await run(knl, device, { ...segmentInputs(), out: new Float32Array(10).fill(-7) });
-    const want = new Array<number>(10).fill(-7);
-    for (let b = 0; b < 4; b++)
-      for (let s = segments.starts[b]; s < segments.starts[b] + segments.counts[b]; s++) want[s] = 2 * segments.x[s];
-    assert.equal([...(out as Float32Array)], want);
-  });
-}
-
-test('splitIname within the writer of a loop bound alone is a LoomError: the loop would read one bound for every box', () => {
-  // before: start was set over b_outer, b_inner before the loop over b read it, and every box
-  // reduced over the last box's range (WebGPU: Infinity, min's neutral; generator seed 700)
-  const knl = makeKernel(segmentDomains, `${segmentBounds}\nout[b] = min(s, x[s])`, [
-    ...segmentArgs,
-    globalArg('out', { dtype: 'float32', shape: ['nb'] }),
-    '...',
-  ]);
-  const writer = knl.instructions.find((i) => i.assignees.some((a) => a.kind === 'var' && a.name === 'start'))!.id;
-  assert.throws(
-    () => splitIname(knl, 'b', 4, { within: `id:${writer}` }),
-    (e: unknown) => e instanceof LoomError && /writes the temporary 'start'/.test((e as Error).message),
-  );
-});
-
-// }}}
-
-// {{{ PoCL: barriers in a loop with conditions (seed 4041205870)
-
-for (const device of testDevices()) {
-  test(`${device.name}: local reduction trees in both branches of an if/else inside a loop`, async () => {
-    const knl = twoTreesInBranches();
-    const c = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    const got = (await run(knl, device, { c })).out as Float32Array;
-    const want = (await run(knl, cpu, { c })).out as Float32Array;
-    // plain JS: out[i] = 3i - imag(c[i]) for i >= 2, else (1 - c[i]) * 3i (imaginary parts alike)
-    const js: number[] = [];
-    for (let i = 0; i < 6; i++) {
-      const [re, im] = [c[2 * i], c[2 * i + 1]];
-      js.push(...(i >= 2 ? [3 * i - im, 0] : [(1 - re) * 3 * i, -im * 3 * i]));
-    }
-    assert.equal([...want], js);
-    assert.equal([...got], js);
-  });
-}
-
-for (const device of testDevices()) {
-  test(`${device.name}: 0 - i is +0 for i = 0, and 0 + (-i) too: a float sum with a literal zero keeps IEEE's signed zeros`, async () => {
-    // seed 1997718368 (C device): gcc folds `0.0 - (double) i` to `-(double) i` at every level of
-    // optimization, -0 for i = 0 where IEEE gives +0 (here the real part of 0.5j - i, conj'd)
-    const complexCase = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j] = conj(if(j == 0, a[i, j], 0.5j - i))', [
-      globalArg('a', { shape: ['n', 'm'], dtype: 'complex64' }),
-      '...',
-    ]);
-    const floats = makeKernel('{ [i]: 0<=i<n }', [
-      'zeroMinus[i] = 0.0 - i',
-      'zeroPlus[i] = 0.0 + (-i)',
-      'minusZero[i] = -i + 0.0',
-      'ofAbs[i] = 0.0 - abs(float32(i) - 1)',
-    ]);
-    // a target that does not keep the sign of a zero (WGSL) is held to the value only
-    const signed = targetFacts(device.target).signedZeros;
-    const isPlusZero = (v: number, what: string) =>
-      assert.ok(signed ? Object.is(v, 0) : v === 0, `${what} is ${Object.is(v, -0) ? '-0' : v}, not +0`);
-    if (supportsDType(device, 'complex128')) {
-      const out = (await run(complexCase, device, { a: new Float32Array(4), n: 1, m: 2 })).out as Float64Array;
-      isPlusZero(out[2]!, 'real(conj(0.5j - 0))');
-      assert.is(out[3], -0.5);
-    }
-    const got = (await run(floats, device, { n: 3 })) as Record<string, ArrayLike<number>>;
-    isPlusZero(got.zeroMinus![0]!, '0.0 - 0');
-    isPlusZero(got.zeroPlus![0]!, '0.0 + (-0)');
-    isPlusZero(got.minusZero![0]!, '-0 + 0.0');
-    isPlusZero(got.ofAbs![1]!, '0.0 - abs(1 - 1)');
-    assert.equal([got.zeroMinus![2], got.zeroPlus![2], got.minusZero![2], got.ofAbs![2]], [-2, -2, -2, -1]);
-  });
-}
-
-/** A product over each segment `starts[b] <= s < starts[b] + counts[b]` (seed 1531460751's kernel). */
-const segmentedProduct = () =>
-  makeKernel(
-    ['{ [b]: 0<=b<nb }', '{ [s]: start<=s<stop }'],
-    `<> start = starts[b]
-     <> stop = starts[b] + counts[b]
-     out[b] = product(s, x[s])`,
-    [
-      globalArg('starts', { shape: ['nb'], dtype: 'int32' }),
-      globalArg('counts', { shape: ['nb'], dtype: 'int32' }),
-      globalArg('x', { dtype: 'float32' }),
-      globalArg('out', { shape: ['nb'], dtype: 'float32' }),
-      '...',
-    ],
-    { assumptions: 'nb >= 1' },
-  );
-
-for (const device of testDevices()) {
-  test(`${device.name}: a barrier inside a loop whose bounds differ between work-items is refused before anything runs`, async () => {
-    // seed 1531460751: the segments on l.0, each reduced across l.1 by a tree whose barriers sat
-    // inside the segment's loop; PoCL ran it and got out[0] = Infinity for 2 (a GPU may hang)
-    let knl = splitIname(segmentedProduct(), 'b', 3, { outerTag: 'g.0', innerTag: 'l.0' });
-    knl = splitIname(knl, 's', 3, { innerTag: 'l.1' });
-    const args = {
-      starts: Int32Array.from([3, 0, 4, 3]),
-      counts: Int32Array.from([1, 3, 3, 0]),
-      x: Float32Array.from([5, 6, 7, 2, 3, 0.5, 4, 1, 1]),
-      nb: 4,
-    };
-    const diverging = splitReductionInward(knl, ['s_inner']);
-    const refused = await run(diverging, device, args).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.instance(refused, LoomError);
-    assert.match((refused as Error).message, /barrier|work-items of a group one after another/);
-    // the same segments reduced by each work-item alone run, and agree with plain JS
-    const out = (await run(knl, device, args)).out as Float32Array;
-    assert.equal(Array.from(out), [2, 5 * 6 * 7, 3 * 0.5 * 4, 1]);
-  });
-}
-
-test('a barrier inside a loop whose bounds each group reads alike is no divergence (OpenCL and CUDA code; WGSL refuses it by its own rule)', () => {
-  // the bounds read a private value set from the group id only: every work-item of a group agrees
-  let knl = makeKernel(
-    ['{ [g]: 0<=g<ng }', '{ [s]: start<=s<start + 4 }', '{ [k]: 0<=k<8 }'],
-    `<> start = starts[g]
-     out[g, s - start] = sum(k, x[s, k])`,
-    [
-      globalArg('starts', { shape: ['ng'], dtype: 'int32' }),
-      globalArg('x', { shape: [16, 8], dtype: 'float32' }),
-      globalArg('out', { shape: ['ng', 4], dtype: 'float32' }),
-      '...',
-    ],
-    { assumptions: 'ng >= 1' },
-  );
-  knl = tagInames(knl, { g: 'g.0', k: 'l.0' });
-  assert.match(generateCode(knl, openclTarget()).code, /barrier\(CLK_LOCAL_MEM_FENCE\)/);
-  assert.match(generateCode(knl, cudaTarget()).code, /__syncthreads\(\)/);
-  // WGSL's own uniformity rule takes a value read from a buffer for non-uniform: refused there, as its compiler would
-  assert.throws(() => generateCode(knl, wgslTarget()), /WGSL requires every work-item to reach each barrier/);
-});
-
-// }}}
 
 test.run();
