@@ -60,7 +60,7 @@ export function helperDefinition(kind: HelperKind, t: DType, dialect: CDialect):
       return [
         `${dialect.helperQualifier} ${ct} ${name}(${ct} a)`,
         '{',
-        '  // x itself, which the front end cannot tell is never -0 (it folds 0.0 - x to -x then)',
+        '  // a itself, which the front end cannot take for never -0 (and fold 0.0 - a to -a) through a call',
         '  return a;',
         '}',
       ].join('\n');
