@@ -6,10 +6,10 @@
  * (CUDA) run it; on the others the kernel is refused (a notice). bench/torch_hgemm.py times
  * torch.matmul in half precision and with TF32 (cuBLAS on the tensor cores) for the reference.
  *
- *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,bf16,tf32] [--config='{...}']
+ *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,bf16,tf32,wgmma,wgmma-bf16] [--config='{...}']
  *
  * `--config` measures that one configuration, or a JSON list of them (a profiler's run: bench/ncu/cuda.sh);
- * `--modes` picks the products (hgemm, bf16, tf32).
+ * `--modes` picks the products (hgemm, bf16, tf32, wgmma, wgmma-bf16: Hopper's warpgroup instructions).
  */
 import {
   bfloat16Bits,
@@ -19,6 +19,7 @@ import {
   float16Value,
   LoomError,
   prepareLaunch,
+  type LoopKernel,
 } from '@loom/core';
 import {
   bf16gemmKernel,
@@ -29,6 +30,7 @@ import {
   tf32Kernel,
   type HgemmConfig,
 } from '../examples/hgemm.ts';
+import { WGMMA_CONFIGS, wgmmaHgemmKernel, type WgmmaConfig } from '../examples/hgemm-wgmma.ts';
 import { pseudoRandom } from '../examples/matmul.ts';
 import { listFlag, parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
@@ -60,12 +62,51 @@ function narrowMatrix(
  * The products: float16 factors, bfloat16 factors (their products exact in float32 too), and
  * float32 factors rounded to TF32 (2^-11 relative each; the factors are the halves' values).
  */
-const MODES = [
-  { name: 'hgemm (tensor cores)', dtype: 'float16', configs: HGEMM_CONFIGS, kernel: hgemmKernel, tolerance: 1e-6 },
-  { name: 'bf16 (tensor cores)', dtype: 'bfloat16', configs: HGEMM_CONFIGS, kernel: bf16gemmKernel, tolerance: 1e-6 },
-  { name: 'sgemm tf32 (tensor cores)', dtype: 'float32', configs: TF32_CONFIGS, kernel: tf32Kernel, tolerance: 2e-3 },
-] as const;
-type Mode = (typeof MODES)[number];
+interface Mode {
+  readonly name: string;
+  readonly dtype: 'float16' | 'bfloat16' | 'float32';
+  readonly configs: readonly object[];
+  readonly kernel: (n: number, config: object) => LoopKernel;
+  readonly tolerance: number;
+}
+const MODES: readonly Mode[] = [
+  {
+    name: 'hgemm (tensor cores)',
+    dtype: 'float16',
+    configs: HGEMM_CONFIGS,
+    kernel: (n, c) => hgemmKernel(n, c as HgemmConfig),
+    tolerance: 1e-6,
+  },
+  {
+    name: 'bf16 (tensor cores)',
+    dtype: 'bfloat16',
+    configs: HGEMM_CONFIGS,
+    kernel: (n, c) => bf16gemmKernel(n, c as HgemmConfig),
+    tolerance: 1e-6,
+  },
+  {
+    name: 'sgemm tf32 (tensor cores)',
+    dtype: 'float32',
+    configs: TF32_CONFIGS,
+    kernel: (n, c) => tf32Kernel(n, c as HgemmConfig),
+    tolerance: 2e-3,
+  },
+  // Hopper's warpgroup instructions (examples/hgemm-wgmma.ts): refused on other GPUs
+  {
+    name: 'wgmma hgemm (tensor cores)',
+    dtype: 'float16',
+    configs: WGMMA_CONFIGS,
+    kernel: (n, c) => wgmmaHgemmKernel(n, c as WgmmaConfig),
+    tolerance: 1e-6,
+  },
+  {
+    name: 'wgmma bf16 (tensor cores)',
+    dtype: 'bfloat16',
+    configs: WGMMA_CONFIGS,
+    kernel: (n, c) => wgmmaHgemmKernel(n, c as WgmmaConfig, { factors: 'bfloat16' }),
+    tolerance: 1e-6,
+  },
+];
 const chosenModes = options.flags.get('modes')?.split(',');
 const onlyConfig = options.flags.get('config');
 
@@ -74,7 +115,7 @@ async function timeConfig(
   d: BenchDevice,
   n: number,
   mode: Mode,
-  config: HgemmConfig,
+  config: object,
   data: { a: DeviceArray; b: DeviceArray; c: DeviceArray; hostA: Float32Array; hostB: Float32Array },
 ): Promise<number | undefined> {
   let prepared: Awaited<ReturnType<typeof prepareLaunch>>;
@@ -109,7 +150,13 @@ async function timeConfig(
 for (const d of await openDevices(options.backends)) {
   reporter.info('device', { bench: 'hgemm', backend: d.backend, device: d.device.name });
   for (const mode of MODES.filter(
-    (m) => !chosenModes || chosenModes.some((c) => m.name.startsWith(c === 'tf32' ? 'sgemm tf32' : c)),
+    (m) =>
+      !chosenModes ||
+      chosenModes.some((c) =>
+        m.name.startsWith(
+          c === 'tf32' ? 'sgemm tf32' : c === 'wgmma-bf16' ? 'wgmma bf16' : c === 'wgmma' ? 'wgmma hgemm' : c,
+        ),
+      ),
   ))
     for (const n of sizes) {
       const a = narrowMatrix(n, 1, mode.dtype === 'bfloat16' ? 'bfloat16' : 'float16');
@@ -123,8 +170,8 @@ for (const d of await openDevices(options.backends)) {
         hostA: a.values,
         hostB: b.values,
       };
-      let best: { seconds: number; config: HgemmConfig } | undefined;
-      for (const config of onlyConfig ? [JSON.parse(onlyConfig) as HgemmConfig | HgemmConfig[]].flat() : mode.configs) {
+      let best: { seconds: number; config: object } | undefined;
+      for (const config of onlyConfig ? [JSON.parse(onlyConfig) as object | object[]].flat() : mode.configs) {
         const seconds = await timeConfig(d, n, mode, config, data);
         if (seconds === undefined) continue;
         progress(

@@ -2,14 +2,10 @@
  * `autoSchedule`, the search end to end: untransformed kernels (matmul, row sums, a transpose, a
  * 5-point stencil) in, scheduled kernels out that compute what the kernels as written compute,
  * with a script that rebuilds them through the builder; the same seed, the same search;
- * candidates the device refuses never run; fixSizes, the builder verb and `loom tune --auto`.
+ * candidates the device refuses never run; fixSizes and the builder verb (`loom tune --auto`: cli-tune-auto.test.ts).
  * On the CPU device and OpenCL (PoCL), with tiny budgets and samples. The space's candidates are
  * tested in auto-schedule-space.test.ts, the cost model in auto-schedule-cost-model.test.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
@@ -29,8 +25,6 @@ import { cpuDevice } from '@loom/codegen-js';
 import { analyzeKernel, enumerateCandidates } from '../packages/core/src/tune/auto-schedule/space.ts';
 import { compatibleCheckSizes } from '../packages/core/src/tune/auto-schedule/search.ts';
 import { kernel } from '@loom/dsl';
-import { scale } from './support/auto-schedule-fixture.ts';
-import { loom } from './support/cli.ts';
 import { randomFloat32, testDevices } from './support/devices.ts';
 import { cpu, small, CASES, coreKernel, checkResults, dtypesOf } from './support/auto-schedule-cases.ts';
 
@@ -222,43 +216,5 @@ test('the builder verb resolves to a builder of the best kernel; a cache answers
 });
 
 const applyScript = <B>(b: B, script: string): B => new Function('k', `return k${script}`)(b) as B;
-
-test('loom tune --auto prints the script of each kernel the file exports; pasted, it runs right', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'loom-auto-'));
-  const before = process.env.LOOM_CACHE_DIR;
-  process.env.LOOM_CACHE_DIR = dir;
-  try {
-    const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/auto-schedule-fixture.ts');
-    const { code, stdout, stderr } = await loom(
-      'tune',
-      '--auto',
-      fixture,
-      '--device',
-      'cpu',
-      '--params',
-      'n=300',
-      '--budget',
-      '1',
-    );
-    assert.is(code, 0, stderr);
-    assert.match(stderr, /measure\s+\[/);
-    assert.match(stderr, /scale on CPU/);
-    const script = stdout
-      .split('\n')
-      .filter((line) => line.startsWith('.'))
-      .join('\n');
-    assert.match(stdout, /^\/\/ scale, auto-scheduled for CPU/);
-    const input = randomFloat32(300, 9);
-    const { out } = await applyScript(scale, script).run(cpu, { a: input, n: 300 } as never);
-    input.forEach((v, k) => assert.is((out as Float32Array)[k], 2 * v));
-    const usage = await loom('tune', fixture, '--params', 'n=3');
-    assert.is(usage.code, 2);
-    assert.match(usage.stderr, /--params goes with --auto/);
-  } finally {
-    if (before === undefined) delete process.env.LOOM_CACHE_DIR;
-    else process.env.LOOM_CACHE_DIR = before;
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
 
 test.run();

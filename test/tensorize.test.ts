@@ -268,7 +268,7 @@ test('CUDA C: adjacent products of tiles of two shapes are two runs, each loadin
     insnId: acc,
     op: {
       kind: 'multiply',
-      accumulator: { name: acc, index: int(0), shape, dtype: 'float32' },
+      accumulator: { name: acc, index: int(0), shape, dtype: 'float32', lanes: 32 },
       a: { array: 'a', offset: int(0), leading: 16, layout: 'row', dtype: 'float16' },
       b: { array: 'b', offset: int(0), leading: 32, layout: 'row', dtype: 'float16' },
     },

@@ -73,6 +73,8 @@ export class CExpressionPrinter {
   alignedArrays = new Set<string>();
   /** The local arrays asynchronous copies fill (async-copies.ts): declared aligned, and waited for at barriers. */
   asyncTargets = new Set<string>();
+  /** Some product of the program reads its factors as core matrices (`MatrixSpelling.factorsFence` at barriers). */
+  coreFactors = false;
   /** The program allows `a * b + c` fused into an fma (`ProgramAst.fusedMultiplyAdd`): for `CDialect.product`. */
   fusedMultiplyAdd = false;
   /** Whether a float product and a float sum or difference were printed: fma material. */

@@ -16,6 +16,8 @@ export interface PrintedTile {
   readonly layout: 'row' | 'col';
   /** Its element type, as the language spells it (`__half`). */
   readonly type: string;
+  /** Elements between its 8 x 8 core matrices down its rows and across its columns (`MatrixOperand.cores`); absent: a tile in lines. */
+  readonly cores?: { readonly rows: number; readonly columns: number };
 }
 
 /** One product of a run: the fragment it adds to (printed: `acc[0]`) and its tiles' indices in the run's lists. */
@@ -27,10 +29,10 @@ export interface PrintedProduct {
 
 /** How a C-family language spells matrix instructions (absent where it has none: core refuses them first). */
 export interface MatrixSpelling {
-  /** The declaration of an array of `count` accumulator fragments of `shape` and element type `type`. */
-  fragments(name: string, shape: Fragment['shape'], type: string, count: number): string;
-  /** Fragment `fragment` (printed: `acc[0]`) set to `value`. */
-  fill(fragment: string, value: string): string[];
+  /** The declaration of an array of `count` accumulator fragments of `shape` (held by `lanes` work-items) and element type `type`. */
+  fragments(name: string, shape: Fragment['shape'] & { readonly lanes: number }, type: string, count: number): string;
+  /** Fragment `fragment` (printed: `acc[0]`) of `accumulator` set to `value`. */
+  fill(fragment: string, value: string, accumulator: Fragment): string[];
   /**
    * A run of products `fragment += a * b`, each of tiles `a` (m×k) and `b` (k×n) in memory from
    * the lists `as` and `bs`, which hold each distinct tile once: it is loaded once.
@@ -41,11 +43,18 @@ export interface MatrixSpelling {
     bs: readonly PrintedTile[],
     products: readonly PrintedProduct[],
     precision: 'tf32' | undefined,
+    use: (helper: { readonly name: string; readonly definition: string }) => void,
   ): string[];
-  /** Fragment `fragment` stored into tile `c`. */
-  store(fragment: string, c: PrintedTile): string[];
+  /** Fragment `fragment` of `accumulator` stored into tile `c`. */
+  store(fragment: string, c: PrintedTile, accumulator: Fragment): string[];
   /** What aligns a local array for matrix loads, with its trailing space (`__align__(32) `). */
   readonly alignedLocal: string;
+  /**
+   * The statement that makes local memory written by ordinary stores visible to instructions that
+   * read their factors through another path (CUDA's `fence.proxy.async` before `wgmma`), printed
+   * before every barrier of a program whose products read core matrices; absent where none is needed.
+   */
+  readonly factorsFence?: string;
 }
 
 /** The lines of one matrix instruction, or of a run of products (all `multiply`, of one shape). */
@@ -61,6 +70,7 @@ export function printMatrixOp(
     leading: t.leading,
     layout: t.layout,
     type: printer.dialect.type(t.dtype),
+    ...(t.cores ? { cores: t.cores } : {}),
   });
   const op = ops[0];
   if (ops.length > 1 && ops.some((o) => o.kind !== 'multiply'))
@@ -71,6 +81,7 @@ export function printMatrixOp(
       return spelling.fill(
         fragmentOf(op),
         printer.print(op.value, op.accumulator.dtype === 'float16' ? 'float32' : op.accumulator.dtype),
+        op.accumulator,
       );
     case 'multiply': {
       const as: PrintedTile[] = [];
@@ -88,10 +99,12 @@ export function printMatrixOp(
         if (o.precision !== op.precision) throw new InternalError('a run of products of different precisions');
         return { fragment: fragmentOf(o), a: indexIn(as, tile(o.a)), b: indexIn(bs, tile(o.b)) };
       });
-      return spelling.multiply(op.accumulator.shape, as, bs, products, op.precision);
+      return spelling.multiply(op.accumulator.shape, as, bs, products, op.precision, (helper) => {
+        if (!printer.helpers.has(helper.name)) printer.helpers.set(helper.name, helper.definition);
+      });
     }
     case 'store':
-      return spelling.store(fragmentOf(op), tile(op.c));
+      return spelling.store(fragmentOf(op), tile(op.c), op.accumulator);
     default:
       return unreachable(op, 'matrix instruction');
   }

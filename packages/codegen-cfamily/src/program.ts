@@ -85,6 +85,10 @@ function printProgram(
   const asyncTargets = new Set(
     [...program.kernels, ...(program.deviceFunctions ?? [])].flatMap((k) => [...asyncCopyTargets(k.body)]),
   );
+  // products that read core matrices read local memory past the ordinary stores' path: fenced at barriers
+  const coreFactors = [...program.kernels, ...(program.deviceFunctions ?? [])].some((k) =>
+    statementsOfKind(k.body, 'matrix').some((s) => s.op.kind === 'multiply' && s.op.a.cores !== undefined),
+  );
   const printerOf = (k: KernelFunction | DeviceFunction) => {
     const printer = new CExpressionPrinter(dialect, (name) => k.types.get(name));
     printer.functions = program.functions ?? new Map();
@@ -101,6 +105,7 @@ function printProgram(
     // a barrier waits for asynchronous copies wherever the program issues any (a callee's barrier
     // may be the one that a caller's copies wait at)
     printer.asyncTargets = asyncTargets;
+    printer.coreFactors = coreFactors;
     return printer;
   };
   const gather = (printer: CExpressionPrinter, k: KernelFunction | DeviceFunction) => {

@@ -90,7 +90,10 @@ class NvidiaDevice implements CudaDevice {
     if (code.target !== this.target.name) throw new LoomError(`a CUDA device cannot run ${code.target} code`);
     // before NVRTC sees it: the same refusals, in the same words, as on every device
     checkProgramLimits(code.program, this.limits, this.name, targetFacts(this.target).heldInFloat);
-    const module = this.context.buildModule(code.code, options.buildOptions ?? []);
+    const module = this.context.buildModule(code.code, [
+      ...architectureSpecific(code.extra, this.context.info, this.context.compileOptions()),
+      ...(options.buildOptions ?? []),
+    ]);
     this.#carvedSharedBytes.set(module, code.extra.carvedSharedBytes);
     return module;
   }
@@ -209,4 +212,23 @@ function cudaLimits(info: CudaDeviceInfo): DeviceLimits {
     maxBufferBytes: info.totalMemory,
     computeUnits: info.multiprocessors,
   });
+}
+
+/**
+ * The architecture a program that uses instructions of one architecture only (Hopper's `wgmma`:
+ * `CudaExtra.hopperOnly`) is compiled for, `sm_90a`, or nothing where it uses none; a LoomError on
+ * any other GPU, or where NVRTC does not compile for sm_90, before anything runs.
+ */
+function architectureSpecific(extra: CudaExtra, info: CudaDeviceInfo, options: readonly string[]): string[] {
+  if (!extra.hopperOnly) return [];
+  const [major, minor] = info.computeCapability;
+  if (major !== 9 || minor !== 0)
+    throw new LoomError(
+      `the program's tensor tiles are Hopper's warpgroup instructions (wgmma, 64-row tiles of 128 work-items), which only GPUs of compute capability 9.0 have; ${info.name} is ${major}.${minor} (use WMMA's 16x16x16 tiles of 32 lanes there)`,
+    );
+  if (!options.includes('--gpu-architecture=sm_90'))
+    throw new LoomError(
+      `the program's tensor tiles are Hopper's warpgroup instructions (wgmma), which NVRTC compiles for sm_90a only; this NVRTC compiles for ${options.find((o) => o.startsWith('--gpu-architecture=')) ?? 'no known architecture'}`,
+    );
+  return ['--gpu-architecture=sm_90a'];
 }

@@ -4,7 +4,9 @@
  * loads each of its distinct tiles into a fragment of its own once, then adds each product with
  * `mma_sync`.
  */
-import type { MatrixSpelling, PrintedTile } from '@loom/codegen-cfamily';
+import type { Fragment } from '@loom/core';
+import type { MatrixSpelling, PrintedProduct, PrintedTile } from '@loom/codegen-cfamily';
+import { WARPGROUP, warpgroupFill, warpgroupFragments, warpgroupMultiply, warpgroupStore } from './warpgroup-matrix.ts';
 
 const layout = (l: 'row' | 'col') => `wmma::${l}_major`;
 
@@ -28,12 +30,40 @@ function loaded(
   });
 }
 
-/** CUDA's spelling of tensor tiles for the C printer (`CDialect.matrix`): WMMA fragments, loads, products and stores. */
+/**
+ * CUDA's spelling of tensor tiles for the C printer (`CDialect.matrix`): WMMA fragments, loads,
+ * products and stores; a warpgroup's tiles (64 rows, 128 lanes) as Hopper's `wgmma` (warpgroup-matrix.ts).
+ */
 export const cudaMatrix: MatrixSpelling = {
-  fragments: (name, { m, n, k }, type, count) =>
-    `wmma::fragment<wmma::accumulator, ${m}, ${n}, ${k}, ${type}> ${name}[${count}];`,
-  fill: (fragment, value) => [`wmma::fill_fragment(${fragment}, ${value});`],
-  multiply: (shape, as, bs, products, precision) => [
+  fragments: (name, shape, type, count) =>
+    shape.lanes === WARPGROUP
+      ? warpgroupFragments(name, shape, type, count)
+      : `wmma::fragment<wmma::accumulator, ${shape.m}, ${shape.n}, ${shape.k}, ${type}> ${name}[${count}];`,
+  fill: (fragment, value, accumulator) =>
+    accumulator.lanes === WARPGROUP
+      ? warpgroupFill(fragment, value, accumulator)
+      : [`wmma::fill_fragment(${fragment}, ${value});`],
+  multiply: (shape, as, bs, products, precision, use) =>
+    as[0]?.cores ? warpgroupMultiply(shape, as, bs, products, use) : wmmaMultiply(shape, as, bs, products, precision),
+  store: (fragment, c, accumulator) =>
+    accumulator.lanes === WARPGROUP
+      ? warpgroupStore(fragment, c, accumulator)
+      : [`wmma::store_matrix_sync(${c.pointer}, ${fragment}, ${c.leading}, wmma::mem_${c.layout}_major);`],
+  // load_matrix_sync and store_matrix_sync need 256-bit aligned tiles
+  alignedLocal: '__align__(32) ',
+  // shared memory written by ordinary stores or cp.async reaches wgmma's reads only past this fence
+  factorsFence: 'asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");',
+};
+
+/** A run of WMMA products: each distinct tile loaded into a fragment once, then each product added. */
+function wmmaMultiply(
+  shape: Fragment['shape'],
+  as: readonly PrintedTile[],
+  bs: readonly PrintedTile[],
+  products: readonly PrintedProduct[],
+  precision: 'tf32' | undefined,
+): string[] {
+  return [
     '{',
     ...loaded('a', shape, as, precision),
     ...loaded('b', shape, bs, precision),
@@ -41,10 +71,5 @@ export const cudaMatrix: MatrixSpelling = {
       ({ fragment, a, b }) => `  wmma::mma_sync(${fragment}, loom_a_tile${a}, loom_b_tile${b}, ${fragment});`,
     ),
     '}',
-  ],
-  store: (fragment, c) => [
-    `wmma::store_matrix_sync(${c.pointer}, ${fragment}, ${c.leading}, wmma::mem_${c.layout}_major);`,
-  ],
-  // load_matrix_sync and store_matrix_sync need 256-bit aligned tiles
-  alignedLocal: '__align__(32) ',
-};
+  ];
+}

@@ -13,10 +13,18 @@
  * (The product is `__fmul_rn` so that NVRTC does not fuse it with a sum into an fma, as it
  * otherwise would: every device rounds `a * b + c` twice unless the kernel allows the fma.)
  */
-import { WMMA_SHAPES, type ProgramAst, type Target, type TargetOutput } from '@loom/core';
+import {
+  statementsOfKind,
+  WGMMA_SHAPES,
+  WMMA_SHAPES,
+  type ProgramAst,
+  type Target,
+  type TargetOutput,
+} from '@loom/core';
 import { printCProgram } from '@loom/codegen-cfamily';
 import { cudaDialect } from './dialect.ts';
 import { dynamicSharedBytes } from './shared-memory.ts';
+import { WARPGROUP } from './warpgroup-matrix.ts';
 
 /** CUDA C needs nothing but the code and its kernels' names (NVRTC finds the rest in it). */
 /** What the CUDA target tells its device beyond the code. */
@@ -26,6 +34,11 @@ export interface CudaExtra {
    * they take more than 48 KiB), by entry point: the bytes each launch adds to those sized at launch.
    */
   readonly carvedSharedBytes: Readonly<Record<string, number>>;
+  /**
+   * Some tensor tile is a warpgroup instruction of Hopper's (`wgmma`, warpgroup-matrix.ts): the code
+   * compiles for sm_90a and runs on GPUs of compute capability 9.0 only.
+   */
+  readonly hopperOnly: boolean;
 }
 
 /** The lane counts of CUDA's vector types that every element type has (`float2`..`float4`, `double2`..`double4`). */
@@ -47,8 +60,9 @@ export function cudaTarget(): Target<CudaExtra> {
     subgroupSize: 32,
     // warp shuffles (__shfl_xor_sync) on every 32- and 64-bit scalar (dialect.ts); a block of whole warps
     subgroups: { dtypes: ['int32', 'uint32', 'float32', 'int64', 'uint64', 'float64'], size: 32 },
-    // tensor tiles as WMMA's warp-wide matrix functions (matrix.ts)
-    matrixInstructions: { lanes: 32, shapes: WMMA_SHAPES },
+    // tensor tiles as WMMA's warp-wide matrix functions (matrix.ts), and 64-row tiles as Hopper's
+    // warpgroup instructions (warpgroup-matrix.ts: sm_90a, refused by the device on other GPUs)
+    matrixInstructions: { lanes: 32, shapes: [...WMMA_SHAPES, ...WGMMA_SHAPES] },
     // __launch_bounds__'s minimum blocks per multiprocessor (dialect.ts)
     occupancyHints: true,
     // global-to-shared copies issued as cp.async, waited for before each barrier (async-copies.ts)
@@ -94,5 +108,8 @@ function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
   const carvedSharedBytes = Object.fromEntries(
     entryPoints.map((name, k) => [name, dynamicSharedBytes(carvedLocalBytes[k] ?? [])]),
   );
-  return { code, entryPoints, declarations, extra: { carvedSharedBytes } };
+  const hopperOnly = [...program.kernels, ...(program.deviceFunctions ?? [])].some((k) =>
+    statementsOfKind(k.body, 'matrix').some((s) => s.op.accumulator.lanes === WARPGROUP),
+  );
+  return { code, entryPoints, declarations, extra: { carvedSharedBytes, hopperOnly } };
 }

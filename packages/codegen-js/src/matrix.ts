@@ -44,7 +44,11 @@ function bitsOf(dtype: DType, value: string): string {
 
 /** Element (r, c) of a tile in memory, as a number. */
 function element(t: MatrixOperand, offset: string, r: string, c: string, precision: 'tf32' | undefined): string {
-  const at = t.layout === 'row' ? `${offset} + ${r} * ${t.leading} + ${c}` : `${offset} + ${r} + ${c} * ${t.leading}`;
+  const at = t.cores
+    ? `${offset} + ${t.cores.rows} * (${r} >> 3) + ${t.cores.columns} * (${c} >> 3) + ${t.layout === 'row' ? `8 * (${r} & 7) + (${c} & 7)` : `(${r} & 7) + 8 * (${c} & 7)`}`
+    : t.layout === 'row'
+      ? `${offset} + ${r} * ${t.leading} + ${c}`
+      : `${offset} + ${r} + ${c} * ${t.leading}`;
   const value = valueOf(t.dtype, `${jsName(t.array)}[${at}]`);
   return precision === 'tf32' ? `loom.toTf32(${value})` : value;
 }

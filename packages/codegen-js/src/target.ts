@@ -30,6 +30,7 @@ import {
   type Stmt,
   type Target,
   type TargetOutput,
+  WGMMA_SHAPES,
   WMMA_SHAPES,
 } from '@loom/core';
 import { ExpressionPrinter, structView } from './expressions.ts';
@@ -70,8 +71,9 @@ export function jsTarget(): Target<JsExtra> {
     atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
     // a function takes the work-item ids it reads; a barrier would make it a generator of its own
     deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false, privateArrays: true },
-    // tensor tiles written out as loops (matrix.ts): every work-item computes its subgroup's tile
-    matrixInstructions: { lanes: 1, shapes: WMMA_SHAPES },
+    // tensor tiles written out as loops (matrix.ts): every work-item computes its subgroup's (or
+    // warpgroup's) tile, from factors laid out as CUDA's instructions of each shape need them
+    matrixInstructions: { lanes: 1, shapes: [...WMMA_SHAPES, ...WGMMA_SHAPES.map((s) => ({ ...s, lanes: 1 }))] },
     generate: spellJavaScript,
     unsupportedDType,
   };

@@ -434,7 +434,7 @@ export type {
   MatrixShape,
 } from './codegen/target.ts';
 export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
-export { WMMA_SHAPES } from './codegen/matrix-shapes.ts';
+export { WGMMA_SHAPES, WMMA_SHAPES } from './codegen/matrix-shapes.ts';
 export {
   MATH_FUNCTIONS,
   isMathFunction,

@@ -135,7 +135,7 @@ export class CudaContext {
 
   /**
    * Compiles CUDA C++ source with NVRTC for this device (its architecture, C++17, CUDA's include
-   * folder, then `options`) and loads it. The same source and options give back the same module
+   * folder, then `options`, whose `--gpu-architecture` replaces the device's) and loads it. The same source and options give back the same module
    * without compiling again. A compile error throws a `CudaCompileError` whose message holds
    * NVRTC's log and the source line it blames.
    */
@@ -146,7 +146,9 @@ export class CudaContext {
     const key = `${options.join('\u0000')}\u0001${source}`;
     const cached = this.#modules.get(key);
     if (cached) return cached;
-    const all = [...this.compileOptions(), ...options];
+    // an architecture among the options (`sm_90a` for wgmma) replaces the device's own
+    const own = options.some((o) => o.startsWith('--gpu-architecture='));
+    const all = [...this.compileOptions().filter((o) => !own || !o.startsWith('--gpu-architecture=')), ...options];
     const { image, output, log } = compileImage(this.#nvrtc, source, all, this.#architecture.output);
     this.#makeCurrent();
     const cell = new BigUint64Array(1);

@@ -136,6 +136,8 @@ export interface Fragment {
   readonly shape: { readonly m: number; readonly n: number; readonly k: number };
   /** Its elements' dtype. */
   readonly dtype: DType;
+  /** The work-items that hold it together in their registers (a warp's 32, a warpgroup's 128; 1 on the CPU). */
+  readonly lanes: number;
 }
 
 /**
@@ -153,6 +155,12 @@ export interface MatrixOperand {
   readonly layout: 'row' | 'col';
   /** Its elements' dtype. */
   readonly dtype: DType;
+  /**
+   * A tile in 8 x 8 core matrices (`MatrixShape.factors`, matrix-cores.ts) rather than in lines:
+   * element (r, c) lies at `offset + rows * (r // 8) + columns * (c // 8)` plus, within its core
+   * matrix, `8 * (r % 8) + c % 8` (layout `'row'`) or `r % 8 + 8 * (c % 8)` (`'col'`); `leading` is 8.
+   */
+  readonly cores?: { readonly rows: number; readonly columns: number };
 }
 
 /** A loop over a `vec` iname spelled as vector code: its iname and its number of lanes. */

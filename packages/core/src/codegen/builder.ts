@@ -464,8 +464,7 @@ export class DeviceKernelBuilder {
     );
     for (const s of statements) {
       const op = s.kind === 'matrix' ? s.op : s.kind === 'if' && s.then.kind === 'matrix' ? s.then.op : undefined;
-      const lanes = this.matrix && !('refused' in this.matrix.support) ? this.matrix.support.lanes : 1;
-      if (op) this.fragmentShapes.set(op.accumulator.name, { ...op.accumulator.shape, lanes });
+      if (op) this.fragmentShapes.set(op.accumulator.name, { ...op.accumulator.shape, lanes: op.accumulator.lanes });
     }
     return statements;
   }

@@ -5,11 +5,12 @@
  * the tile's shape and dtypes, that every tile in memory has one axis contiguous with the other
  * a constant, 16-byte multiple apart and starts aligned (what CUDA's `load_matrix_sync` needs),
  * that the domain does not cut a tile at an edge, and that whole subgroups run each instruction.
+ * Factors that an instruction reads as core matrices (Hopper's `wgmma`) are found by matrix-cores.ts.
  */
 import { byteSize, isFloat, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { int, type Expr, type Subscript } from '../expr/nodes.ts';
-import { fromLinear, printExpr, substitute, toLinear } from '../expr/index.ts';
+import { freeVariables, fromLinear, printExpr, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -17,6 +18,7 @@ import type { Instruction, LoopKernel, TensorAxis } from '../kernel/model.ts';
 import { ilpRange } from '../preprocess/privatize-ilp.ts';
 import type { Fragment, MatrixOp, MatrixOperand, Stmt } from './ast.ts';
 import { constraintsToCondition, withDim } from './conditions.ts';
+import { coreOperand } from './matrix-cores.ts';
 import type { MatrixShape, MatrixSupport } from './target.ts';
 
 /** Bytes between rows of a tile in memory must be a multiple of this, and a tile's start aligned to twice it. */
@@ -47,14 +49,15 @@ export function matrixStatement(ctx: MatrixContext, insn: Instruction, enforced:
   const where = `instruction '${insn.id}' (a tensor tile: tensorize)`;
   if ('refused' in support) throw new LoomError(`${where} cannot run on the ${ctx.target} target: ${support.refused}`);
   const tile = tileInames(knl, insn);
-  const lanes = ctx.lanesAxisSize;
-  if (lanes.kind !== 'int' || lanes.value % support.lanes !== 0)
-    throw new LoomError(
-      `${where}: the work-group's local axis 0 has ${printExpr(lanes)} work-items, which must be a multiple of ${support.lanes}, so that whole subgroups run each matrix instruction`,
-    );
   if (insn.predicates.length)
     throw new LoomError(`${where} has predicates; a matrix instruction runs in every lane of its subgroup or in none`);
   const op = matrixOp(ctx, insn, tile, where);
+  const lanes = ctx.lanesAxisSize;
+  const together = op.accumulator.lanes;
+  if (lanes.kind !== 'int' || lanes.value % together !== 0)
+    throw new LoomError(
+      `${where}: the work-group's local axis 0 has ${printExpr(lanes)} work-items, which must be a multiple of ${together}, so that whole ${together === 128 ? 'warpgroups' : 'subgroups'} run each matrix instruction`,
+    );
   const stmt: Stmt = { kind: 'matrix', op, insnId: insn.id };
   const guard = tileGuard(knl, insn, tile, enforced, where);
   return [guard ? { kind: 'if', condition: guard, then: stmt } : stmt];
@@ -131,14 +134,17 @@ function matrixOp(ctx: MatrixContext, insn: Instruction, tile: TileInames, where
           elementRead(f, ctx.types) ??
           form(`'${printExpr(value)}' (each factor an array element, converted only to a wider float)`),
       );
-      const uses = (s: Subscript, i: string) => s.indices.some((x) => toLinear(x)?.dependsOn(i) ?? true);
+      // (an index in core matrices, `a_fetch[m // 8, m % 8, ..]`, is no affine one)
+      const uses = (s: Subscript, i: string) =>
+        s.indices.some((x) => toLinear(x)?.dependsOn(i) ?? freeVariables(x).has(i));
       const a = factors.find((f) => uses(f, m.iname) && !uses(f, n.iname));
       const b = factors.find((f) => uses(f, n.iname) && !uses(f, m.iname));
       if (!a || !b || a === b) return form(`'${printExpr(value)}'`);
       const acc = accumulatorShape(k.extent);
       const shape = supportedShape(ctx, acc, a, knl.temporaries.get(written.array)?.matrixPrecision, where);
-      const operandA = operand(ctx, a, m.iname, k.iname, shape.operand, where);
-      const operandB = operand(ctx, b, k.iname, n.iname, shape.operand, where);
+      const factor = shape.factors === 'core-matrices' ? coreOperand : operand;
+      const operandA = factor(ctx, a, m.iname, k.iname, shape.operand, where);
+      const operandB = factor(ctx, b, k.iname, n.iname, shape.operand, where);
       const precision = knl.temporaries.get(written.array)?.matrixPrecision;
       return { kind: 'multiply', accumulator: acc, a: operandA, b: operandB, ...(precision ? { precision } : {}) };
     }
@@ -202,7 +208,15 @@ function fragment(
   if (!linear || linear.constant % elements !== 0 || [...linear.coeffs.values()].some((c) => c % elements !== 0))
     throw new LoomError(`${where}: the accumulator's tiles do not lie ${elements} elements apart (${printExpr(flat)})`);
   const index = fromLinear(linear.scale(1 / elements));
-  return { name: access.array, index, shape: { m: m.extent, n: n.extent, k }, dtype: ctx.types.get(access.array)! };
+  const shape = { m: m.extent, n: n.extent, k };
+  return { name: access.array, index, shape, dtype: ctx.types.get(access.array)!, lanes: lanesOf(ctx.support, shape) };
+}
+
+/** The work-items that run the target's matrix instructions of a tile shape together. */
+function lanesOf(support: MatrixSupport, { m, n, k }: Fragment['shape']): number {
+  if ('refused' in support) return 1;
+  const shape = support.shapes.find((s) => s.m === m && s.n === n && s.k === k);
+  return shape?.lanes ?? support.lanes;
 }
 
 /** The target's matrix instruction for an accumulator and the dtype of a factor. */

@@ -235,6 +235,13 @@ export interface MatrixShape {
   readonly accumulators: readonly DType[];
   /** `'tf32'`: float32 factors rounded to TF32 first (tensorize's precision); absent: the factors as they are. */
   readonly precision?: 'tf32';
+  /** The work-items that run it together, where not the support's `lanes` (a warpgroup's 128 for Hopper's `wgmma`). */
+  readonly lanes?: number;
+  /**
+   * `'core-matrices'`: it reads both factors from local memory as 8 x 8 blocks of 128 contiguous
+   * bytes (codegen/matrix-cores.ts), as Hopper's `wgmma` does; absent: tiles in lines, in global or local memory.
+   */
+  readonly factors?: 'core-matrices';
 }
 
 /** How a target reads image arguments (`Target.images`). */

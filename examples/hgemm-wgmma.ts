@@ -1,0 +1,153 @@
+/**
+ * HGEMM on Hopper's warpgroup matrix instructions (`wgmma`): c = a·b with a and b in float16 (or
+ * bfloat16) and c in float32, the plain kernel of examples/hgemm.ts transformed so that each
+ * warpgroup (128 work-items on l.0) computes a 64 x `columns` tile of c with one matrix
+ * instruction per 16 values of k, both factors read from local memory as core matrices:
+ *
+ *  - a work-group computes `64·warpgroups` rows (its warpgroups on l.1) by `columns` columns of c;
+ *  - k advances `tileK` at a time: both panels are copied into local memory 16 bytes (8 halves) a
+ *    work-item at a time, every work-item of the group taking its turn, and laid out as 8 x 8 core
+ *    matrices (`splitArrayAxis` twice and `tagArrayAxes`), which the instruction's descriptors read;
+ *  - the tile is `tensorize`d with `lanes: 128`: its 64-row shapes are Hopper's (sm_90a).
+ *
+ * CUDA runs it on GPUs of compute capability 9.0 (refused elsewhere, before anything runs); the CPU
+ * device computes the same tiles as loops, from the same layouts. Other targets refuse it.
+ * ```ts
+ * const knl = wgmmaHgemmKernel(4096, WGMMA_DEFAULT);
+ * ```
+ */
+import {
+  addPrefetch,
+  asyncCopies,
+  doubleBuffer,
+  fixParameters,
+  joinInames,
+  prioritizeLoops,
+  splitArrayAxis,
+  splitIname,
+  tagArrayAxes,
+  tensorize,
+  type LoopKernel,
+} from '@loom/core';
+import { plainHgemm } from './hgemm.ts';
+
+/** How a warpgroup HGEMM kernel is tiled. */
+export interface WgmmaConfig {
+  /** Warpgroups of a work-group, each 64 rows of its block of c (l.1). */
+  readonly warpgroups: number;
+  /** Columns of c a warpgroup computes: wgmma's N, a multiple of 8 up to 256. */
+  readonly columns: number;
+  /** Elements of k staged in local memory at a time (a multiple of 16). */
+  readonly tileK: number;
+  /** Both panels filled one step of k ahead, into second buffers (`doubleBuffer`). */
+  readonly doubleBuffered?: boolean;
+  /** The panels copied with `cp.async` (`asyncCopies`). */
+  readonly asyncCopies?: boolean;
+}
+
+/** One warpgroup a 64 x 128 tile, k by 64: the probe's kernel (bench/wgmma/probe.cu) in Loom. */
+export const WGMMA_DEFAULT: WgmmaConfig = { warpgroups: 1, columns: 128, tileK: 64 };
+
+/** The configurations the benchmark tries. */
+export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
+  WGMMA_DEFAULT,
+  { warpgroups: 2, columns: 128, tileK: 64 },
+  { warpgroups: 2, columns: 256, tileK: 64 },
+  { warpgroups: 1, columns: 256, tileK: 64 },
+  { warpgroups: 2, columns: 128, tileK: 64, asyncCopies: true },
+  { warpgroups: 2, columns: 128, tileK: 32, doubleBuffered: true, asyncCopies: true },
+  { warpgroups: 2, columns: 256, tileK: 32, doubleBuffered: true, asyncCopies: true },
+];
+
+/** The work-items of a warpgroup. */
+const WARPGROUP = 128;
+
+/** Options of `wgmmaHgemmKernel`. */
+export interface WgmmaKernelOptions {
+  /** The factors' dtype (default float16). */
+  readonly factors?: 'float16' | 'bfloat16';
+  /**
+   * The work-items on l.0 that run each tile together: a warpgroup's 128 (the default), which CUDA
+   * needs. The CPU device, where every lane computes the whole tile, also takes fewer (a quicker check
+   * of the same layouts and instructions; CUDA refuses such a kernel).
+   */
+  readonly lanes?: number;
+}
+
+/** HGEMM (or, with bfloat16 factors, its bfloat16 kernel) tiled for warpgroup instructions at size n. */
+export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaKernelOptions = {}): LoopKernel {
+  const { factors = 'float16', lanes = WARPGROUP } = options;
+  const { warpgroups, columns, tileK } = config;
+  const rows = 64 * warpgroups;
+  if (n % rows || n % columns || n % tileK || tileK % 16 || columns % 8 || columns > 256)
+    throw new Error(
+      `wgmmaHgemmKernel: n = ${n} must be a multiple of the ${rows}x${columns} block and of tileK ${tileK} (a multiple of 16); columns a multiple of 8 up to 256`,
+    );
+  let knl = fixParameters(plainHgemm(factors), { n });
+  // the warpgroups of a work-group on l.1 (one needs no axis of its own)
+  const groupRows = warpgroups > 1 ? ['i_group'] : [];
+  if (warpgroups > 1) {
+    knl = splitIname(knl, 'i', rows, { outerTag: 'g.1' });
+    knl = splitIname(knl, 'i_inner', 64, { outerTag: 'l.1', outerIname: 'i_group', innerIname: 'i_tile' });
+  } else knl = splitIname(knl, 'i', 64, { outerTag: 'g.1', innerIname: 'i_tile' });
+  knl = splitIname(knl, 'j', columns, { outerTag: 'g.0', innerIname: 'j_tile' });
+  knl = splitIname(knl, 'k', tileK);
+  knl = splitIname(knl, 'k_inner', 16, { outerIname: 'k_step', innerIname: 'k_tile' });
+  knl = addPrefetch(knl, 'a', [...groupRows, 'i_tile', 'k_step', 'k_tile'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['i_outer', 'k_outer'],
+  });
+  knl = addPrefetch(knl, 'b', ['k_step', 'k_tile', 'j_tile'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['j_outer', 'k_outer'],
+  });
+  knl = stagedIn16Bytes(knl, 'a', rows * tileK, warpgroups, lanes);
+  knl = stagedIn16Bytes(knl, 'b', tileK * columns, warpgroups, lanes);
+  for (const fetch of ['a_fetch', 'b_fetch']) knl = inCoreMatrices(knl, fetch);
+  if (config.doubleBuffered) {
+    knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer');
+    knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
+  } else knl = prioritizeLoops(knl, 'k_outer,k_step');
+  if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
+  return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes });
+}
+
+/**
+ * A panel of `elements` halves copied 8 at a time (16 bytes, unrolled: the CUDA printer merges the 8
+ * into one move): its pieces over the work-group's `lanes` x `warpgroups` work-items, the rest in sequence.
+ */
+function stagedIn16Bytes(
+  knl: LoopKernel,
+  fetch: 'a' | 'b',
+  elements: number,
+  warpgroups: number,
+  lanes: number,
+): LoopKernel {
+  const pieces = elements / 8;
+  const perRound = lanes * warpgroups;
+  if (pieces % perRound)
+    throw new Error(
+      `wgmmaHgemmKernel: the panel of ${fetch} (${pieces} pieces of 8) does not spread over ${perRound} work-items`,
+    );
+  knl = splitIname(knl, `${fetch}_dim_1`, 8, {
+    innerTag: 'unr',
+    outerIname: `${fetch}_chunk`,
+    innerIname: `${fetch}_half`,
+  });
+  knl = joinInames(knl, [`${fetch}_dim_0`, `${fetch}_chunk`], `${fetch}_piece`);
+  knl = splitIname(knl, `${fetch}_piece`, lanes, {
+    innerTag: 'l.0',
+    outerIname: `${fetch}_round`,
+    innerIname: `${fetch}_lane`,
+  });
+  if (warpgroups > 1)
+    knl = splitIname(knl, `${fetch}_round`, warpgroups, { innerTag: 'l.1', outerIname: `${fetch}_seq` });
+  return prioritizeLoops(knl, `${warpgroups > 1 ? `${fetch}_seq` : `${fetch}_round`},${fetch}_half`);
+}
+
+/** A local panel laid out as 8 x 8 core matrices, row after row of them: what wgmma's descriptors read. */
+export function inCoreMatrices(knl: LoopKernel, name: string): LoopKernel {
+  knl = splitArrayAxis(knl, name, 0, 8);
+  knl = splitArrayAxis(knl, name, 2, 8);
+  return tagArrayAxes(knl, name, 'N3,N1,N2,N0');
+}

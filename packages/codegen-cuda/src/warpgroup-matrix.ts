@@ -1,0 +1,118 @@
+/**
+ * Tensor tiles of 64 rows as Hopper's warpgroup matrix instructions (`wgmma.mma_async`, sm_90a):
+ * the 128 work-items of a warpgroup multiply a 64 x N x 16 tile together, both factors read from
+ * shared memory through 64-bit descriptors (core matrices: core's codegen/matrix-cores.ts), the
+ * accumulator in their registers, N/2 floats each. The layouts and fences are those the probe
+ * `bench/wgmma/probe.cu` checked on the H200:
+ *
+ *  - a descriptor holds the tile's shared address, the bytes between core matrices along k (the
+ *    "leading" offset) and along m or n (the "stride" offset), each in 16-byte units, no swizzling;
+ *    a factor whose core matrices' lines run along m or n (b as Loom's `b[k, j]` stores it) is
+ *    read transposed (the instruction's transpose bits; the offsets keep their meaning);
+ *  - work-item t of the warpgroup holds rows 16 (t / 32) + (t % 32) / 4 and 8 below it, columns
+ *    2 (t % 4) and the next, of each block of 8 columns: 4 floats a block, one block after another;
+ *  - what ordinary stores (or cp.async copies) put in shared memory reaches the instruction, which
+ *    reads through the "async proxy", only past `fence.proxy.async` (printed before every barrier
+ *    of such a program, `factorsFence`); the products of a run are issued after `wgmma.fence` and
+ *    committed as one group, which is waited for before the accumulator is used again.
+ */
+import type { Fragment } from '@loom/core';
+import type { PrintedProduct, PrintedTile } from '@loom/codegen-cfamily';
+
+/** The work-items of a warpgroup, which run one instruction together. */
+export const WARPGROUP = 128;
+
+/** The descriptor of a tile in shared memory, from its generic address and its two offsets in bytes. */
+const DESCRIPTOR = {
+  name: 'loom_wgmma_descriptor',
+  definition: [
+    '/* a wgmma operand in shared memory: its address and the bytes between core matrices along k and across, in 16-byte units */',
+    'inline __device__ unsigned long long loom_wgmma_descriptor(void const *tile, unsigned int along_k, unsigned int across)',
+    '{',
+    '  unsigned int address = (unsigned int) __cvta_generic_to_shared(tile);',
+    '  return (unsigned long long) ((address >> 4) & 0x3FFF) | ((unsigned long long) ((along_k >> 4) & 0x3FFF) << 16)',
+    '    | ((unsigned long long) ((across >> 4) & 0x3FFF) << 32);',
+    '}',
+  ].join('\n'),
+};
+
+/** The PTX name of a factor's element type. */
+const PTX_TYPE: Record<string, string> = { __half: 'f16', __nv_bfloat16: 'bf16' };
+
+/** The helper issuing one product of `shape`, its factors' type and transpose bits fixed. */
+function productHelper(shape: Fragment['shape'], type: string, transposeA: number, transposeB: number) {
+  const ptx = PTX_TYPE[type];
+  if (!ptx) throw new Error(`wgmma has no factors of ${type}`);
+  const floats = shape.n / 2;
+  const name = `loom_wgmma_m64n${shape.n}k16_${ptx}_${transposeA}${transposeB}`;
+  const registers = Array.from({ length: floats }, (_, e) => `%${e}`).join(', ');
+  const outputs = Array.from({ length: floats }, (_, e) => `"+f"(d[${e}])`).join(', ');
+  const definition = [
+    `/* d += a * b for a 64 x ${shape.n} x 16 tile of ${ptx} factors in shared memory (descriptors), ${transposeA ? 'a' : 'neither'}${transposeB ? ' b' : ''} read transposed */`,
+    `inline __device__ void ${name}(float (&d)[${floats}], unsigned long long a, unsigned long long b)`,
+    '{',
+    '  asm volatile(',
+    '    "{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n"',
+    `    "wgmma.mma_async.sync.aligned.m64n${shape.n}k16.f32.${ptx}.${ptx} {${registers}}, %${floats}, %${floats + 1}, p, 1, 1, ${transposeA}, ${transposeB};\\n}\\n"`,
+    `    : ${outputs}`,
+    '    : "l"(a), "l"(b));',
+    '}',
+  ].join('\n');
+  return { name, definition };
+}
+
+/** The declaration of `count` accumulators of a 64 x N tile: N/2 floats a work-item each. */
+export function warpgroupFragments(name: string, shape: Fragment['shape'], type: string, count: number): string {
+  return `${type} ${name}[${count}][${shape.n / 2}];`;
+}
+
+/** An accumulator set to `value` in every work-item's registers. */
+export function warpgroupFill(fragment: string, value: string, accumulator: Fragment): string[] {
+  return [`for (int loom_e = 0; loom_e < ${accumulator.shape.n / 2}; loom_e++) ${fragment}[loom_e] = ${value};`];
+}
+
+/** A run of products: fenced, issued, committed as one group and waited for. */
+export function warpgroupMultiply(
+  shape: Fragment['shape'],
+  as: readonly PrintedTile[],
+  bs: readonly PrintedTile[],
+  products: readonly PrintedProduct[],
+  use: (helper: { readonly name: string; readonly definition: string }) => void,
+): string[] {
+  use(DESCRIPTOR);
+  // a (m x k): its core matrices' lines along k ('row') is wgmma's plain a; b (k x n): lines along n ('row') is b transposed
+  const descriptor = (t: PrintedTile, side: 'a' | 'b') => {
+    const cores = t.cores!;
+    const [alongK, across] = side === 'a' ? [cores.columns, cores.rows] : [cores.rows, cores.columns];
+    return `loom_wgmma_descriptor(${t.pointer}, ${2 * alongK}, ${2 * across})`;
+  };
+  const lines = ['{', '  asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory");'];
+  for (const { fragment, a, b } of products) {
+    const [ta, tb] = [as[a], bs[b]];
+    const helper = productHelper(shape, ta.type, ta.layout === 'row' ? 0 : 1, tb.layout === 'row' ? 1 : 0);
+    use(helper);
+    lines.push(`  ${helper.name}(${fragment}, ${descriptor(ta, 'a')}, ${descriptor(tb, 'b')});`);
+  }
+  lines.push(
+    '  asm volatile("wgmma.commit_group.sync.aligned;\\n" ::: "memory");',
+    '  asm volatile("wgmma.wait_group.sync.aligned 0;\\n" ::: "memory");',
+    '}',
+  );
+  return lines;
+}
+
+/** An accumulator stored into tile `c`, each work-item its own elements. */
+export function warpgroupStore(fragment: string, c: PrintedTile, accumulator: Fragment): string[] {
+  const at = (r: string, col: string) =>
+    c.layout === 'row' ? `${r} * ${c.leading} + ${col}` : `${r} + ${col} * ${c.leading}`;
+  return [
+    '{',
+    `  int const loom_t = (int) threadIdx.x % ${WARPGROUP};`,
+    '  int const loom_row = 16 * (loom_t / 32) + loom_t % 32 / 4, loom_col = 2 * (loom_t % 4);',
+    `  ${c.type} *loom_c = ${c.pointer};`,
+    `  for (int loom_j = 0; loom_j < ${accumulator.shape.n / 8}; loom_j++)`,
+    '    for (int loom_e = 0; loom_e < 4; loom_e++)',
+    `      loom_c[${at('(loom_row + 8 * (loom_e / 2))', '(8 * loom_j + loom_col + loom_e % 2)')}] = ${fragment}[4 * loom_j + loom_e];`,
+    '}',
+  ];
+}

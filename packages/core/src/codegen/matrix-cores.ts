@@ -1,0 +1,165 @@
+/**
+ * Factors in core matrices: how matrix instructions that read their factors from local memory
+ * through a descriptor (Hopper's warpgroup instructions, `wgmma`: `MatrixShape.factors`) find a
+ * tile. Such an instruction does not take a tile's lines at some distance apart, as WMMA's loads
+ * do, but 8 x 8 blocks of 16-bit elements, each 128 contiguous bytes (8 lines of 16 bytes, the
+ * "core matrices"), the blocks a constant distance apart along each axis of the tile. Loom lays a
+ * local array out so with its own transformations: an axis split by 8 each way and the four axes
+ * nested as the blocks need,
+ *
+ *     splitArrayAxis(knl, 'a_fetch', 0, 8)              a_fetch[r, c] -> a_fetch[r // 8, r % 8, c]
+ *     splitArrayAxis(knl, 'a_fetch', 2, 8)              -> a_fetch[r // 8, r % 8, c // 8, c % 8]
+ *     tagArrayAxes(knl, 'a_fetch', 'N3,N1,N2,N0')       blocks row after row, each block's 64 elements together
+ *
+ * and this module reads the tile's layout back from the flat index an access becomes: a sum of
+ * terms, each the tile's row or column iname `t` (or `t // 8`, `t % 8`, of `t` plus a multiple of 8)
+ * times a constant, plus terms that do not depend on the tile. Nothing is assumed: a layout that is
+ * not core matrices is refused, with the transformations that make it one.
+ */
+import { byteSize, type DType } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { int, type Expr, type Subscript } from '../expr/nodes.ts';
+import { freeVariables, printExpr, substitute, toLinear } from '../expr/index.ts';
+import type { MatrixOperand } from './ast.ts';
+import type { MatrixContext } from './matrix-tiles.ts';
+
+/** Elements along each side of a core matrix of 16-bit elements (8 lines of 16 bytes). */
+const CORE = 8;
+/** The largest distance between core matrices a descriptor holds: 14 bits of 16-byte units. */
+const MOST_BYTES = (2 ** 14 - 1) * 16;
+
+/** How one of the tile's inames moves the flat index: by itself, through `// 8` and through `% 8`. */
+interface Moves {
+  linear: number;
+  blocks: number;
+  within: number;
+}
+
+/**
+ * The tile an access of a local array reads, in core matrices: rows along `row`, columns along
+ * `col` (`a[m, k]`: m and k; `b[k, n]`: k and n), each core matrix's lines along the contiguous
+ * axis (`layout`), and the elements between neighbouring core matrices down the rows and across
+ * the columns (`cores`).
+ */
+export function coreOperand(
+  ctx: MatrixContext,
+  access: Subscript,
+  row: string,
+  col: string,
+  dtype: DType,
+  where: string,
+): MatrixOperand {
+  const temporary = ctx.knl.temporaries.get(access.array);
+  if (temporary?.addressSpace !== 'local')
+    throw new LoomError(
+      `${where}: '${access.array}' is ${temporary ? `a ${temporary.addressSpace} temporary` : 'an argument'}; the ${ctx.target} target's matrix instructions of this shape read their factors from local memory (prefetch them into local temporaries)`,
+    );
+  if (ctx.types.get(access.array) !== dtype || byteSize(dtype) !== 2)
+    throw new LoomError(
+      `${where}: '${access.array}' holds ${ctx.types.get(access.array)}, where the matrix instruction needs ${dtype} in core matrices of 16-bit elements`,
+    );
+  ctx.operands.add(access.array);
+  const flat = ctx.flatten(access);
+  const index = flat.kind === 'subscript' ? flat.indices[0] : int(0);
+  const refuse = (why: string): never => {
+    throw new LoomError(
+      `${where}: the tile of '${access.array}' (at ${printExpr(index)}) is not laid out in core matrices: ${why}. The matrix instruction reads 8 x 8 blocks of 128 contiguous bytes; lay the array out so: splitArrayAxis(knl, '${access.array}', 0, 8); splitArrayAxis(knl, '${access.array}', 2, 8); tagArrayAxes(knl, '${access.array}', 'N3,N1,N2,N0')`,
+    );
+  };
+  const moves = new Map<string, Moves>([
+    [row, { linear: 0, blocks: 0, within: 0 }],
+    [col, { linear: 0, blocks: 0, within: 0 }],
+  ]);
+  const why = collectMoves(index, 1, moves);
+  if (why) refuse(why);
+  // t itself is 8 * (t // 8) + t % 8
+  const [r, c] = [row, col].map((n) => {
+    const m = moves.get(n)!;
+    return { blocks: m.blocks + CORE * m.linear, within: m.within + m.linear };
+  });
+  const layout = c.within === 1 && r.within === CORE ? 'row' : r.within === 1 && c.within === CORE ? 'col' : undefined;
+  if (!layout)
+    refuse(
+      `one axis must be contiguous and the other ${CORE} elements a step within a block (here ${r.within} a row and ${c.within} a column)`,
+    );
+  for (const [axis, step] of [
+    ['rows', r.blocks],
+    ['columns', c.blocks],
+  ] as const) {
+    const bytes = step * byteSize(dtype);
+    if (step <= 0 || step % (CORE * CORE) !== 0 || bytes > MOST_BYTES)
+      refuse(
+        `its blocks lie ${step} elements apart down the ${axis}, which must be a positive multiple of ${CORE * CORE} (whole blocks) and at most ${MOST_BYTES} bytes`,
+      );
+  }
+  const first = ctx.simplify(
+    substitute(
+      index,
+      new Map([
+        [row, int(0)],
+        [col, int(0)],
+      ]),
+    ),
+  );
+  const start = toLinear(first);
+  if (!start || start.constant % CORE !== 0 || [...start.coeffs.values()].some((k) => k % CORE !== 0))
+    refuse(`it starts at ${printExpr(first)}, which must be a multiple of ${CORE} elements (16 bytes)`);
+  return {
+    array: access.array,
+    offset: first,
+    leading: CORE,
+    layout: layout!,
+    dtype,
+    cores: { rows: r.blocks, columns: c.blocks },
+  };
+}
+
+/**
+ * Adds to `moves` how `e` (times `scale`) moves with the tile's inames; returns why it cannot be
+ * read so, or undefined. Terms without the tile's inames are the tile's start, found apart.
+ */
+function collectMoves(e: Expr, scale: number, moves: Map<string, Moves>): string | undefined {
+  const tile = [...moves.keys()];
+  const mentions = (x: Expr) => tile.some((n) => freeVariables(x).has(n));
+  if (!mentions(e)) return undefined;
+  switch (e.kind) {
+    case 'var':
+      moves.get(e.name)!.linear += scale;
+      return undefined;
+    case 'neg':
+      return collectMoves(e.operand, -scale, moves);
+    case 'binary': {
+      const constant = (x: Expr) => (x.kind === 'int' ? x.value : undefined);
+      switch (e.op) {
+        case '+':
+          return collectMoves(e.left, scale, moves) ?? collectMoves(e.right, scale, moves);
+        case '-':
+          return collectMoves(e.left, scale, moves) ?? collectMoves(e.right, -scale, moves);
+        case '*': {
+          const [k, x] = constant(e.left) !== undefined ? [constant(e.left)!, e.right] : [constant(e.right), e.left];
+          return k === undefined ? `${printExpr(e)} is no constant multiple` : collectMoves(x, scale * k, moves);
+        }
+        case '//':
+        case '%': {
+          if (constant(e.right) !== CORE) return `${printExpr(e)} splits by ${printExpr(e.right)}, not ${CORE}`;
+          // (t + 8y) // 8 is t // 8 + y, and (t + 8y) % 8 is t % 8, for any integer y
+          const linear = toLinear(e.left);
+          const inames = tile.filter((n) => linear?.dependsOn(n));
+          if (!linear || inames.length !== 1 || linear.coeff(inames[0]) !== 1)
+            return `${printExpr(e)} is not one tile iname plus a multiple of ${CORE}`;
+          const others = [...linear.coeffs].filter(([n]) => n !== inames[0]).map(([, k]) => k);
+          if (linear.constant % CORE !== 0 || others.some((k) => k % CORE !== 0))
+            return `${printExpr(e)} is not one tile iname plus a multiple of ${CORE}`;
+          const m = moves.get(inames[0])!;
+          if (e.op === '//') m.blocks += scale;
+          else m.within += scale;
+          return undefined;
+        }
+        default:
+          return `${printExpr(e)} is no sum of the tile's inames`;
+      }
+    }
+    default:
+      return `${printExpr(e)} is no sum of the tile's inames`;
+  }
+}

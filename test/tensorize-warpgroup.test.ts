@@ -1,0 +1,192 @@
+/**
+ * tensorize on Hopper's warpgroup matrix instructions (`wgmma`): 64-row tiles run by 128 work-items,
+ * both factors read from local memory as 8 x 8 core matrices (examples/hgemm-wgmma.ts). Checked on
+ * the CUDA C they become (descriptors with the offsets and transpose bits the probe
+ * bench/wgmma/probe.cu settled, the fence before every barrier, the accumulator's registers stored
+ * by each work-item), on HGEMM's values against plain JavaScript on every device that has the
+ * instructions (refused, with the reason, by every other), and on what is refused before any code
+ * runs: factors not in core matrices, factors in global memory, too few lanes.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  addPrefetch,
+  float16Bits,
+  float16Value,
+  fixParameters,
+  generateCode,
+  joinInames,
+  LoomError,
+  run,
+  splitIname,
+  targetFacts,
+  tensorize,
+  type LoopKernel,
+} from '@loom/core';
+import { cudaTarget } from '@loom/codegen-cuda';
+import { openclTarget } from '@loom/codegen-opencl';
+import { hgemmEntry, plainHgemm } from '../examples/hgemm.ts';
+import { inCoreMatrices, WGMMA_CONFIGS, WGMMA_DEFAULT, wgmmaHgemmKernel } from '../examples/hgemm-wgmma.ts';
+import { testDevices } from './support/devices.ts';
+
+/** n x n float16 values in [-1, 1): their bits for the device, their values for the check. */
+function halves(n: number, seed: number): { bits: Uint16Array; values: Float32Array } {
+  const bits = new Uint16Array(n * n);
+  const values = new Float32Array(n * n);
+  let state = seed;
+  for (let k = 0; k < n * n; k++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    bits[k] = float16Bits(state / 2 ** 31 - 1);
+    values[k] = float16Value(bits[k]);
+  }
+  return { bits, values };
+}
+
+/** Every entry of c against a·b in float64 (exact products, float32 sums in the instructions' order). */
+function checkProduct(c: Float32Array, a: Float32Array, b: Float32Array, n: number, what: string): void {
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      const { value, magnitude } = hgemmEntry(a, b, n, i, j);
+      const got = c[i * n + j];
+      if (!(Math.abs(got - value) <= 1e-6 * magnitude * Math.sqrt(n) + 1e-6))
+        assert.unreachable(`${what}: c[${i}, ${j}] = ${got}, expected ${value}`);
+    }
+}
+
+test('CUDA C: wgmma from descriptors of core matrices, a fence before every barrier, each work-item storing its registers', () => {
+  const generated = generateCode(wgmmaHgemmKernel(512, WGMMA_DEFAULT), cudaTarget());
+  const code = generated.code;
+  assert.is(generated.extra.hopperOnly, true);
+  // a's tile (k along its lines): 128 bytes to the next core matrix along k, 8 of them a row of 64 halves
+  assert.match(code, 'loom_wgmma_descriptor(a_fetch + (128 * k_step), 128, 1024)');
+  // b as Loom stores it (n along its lines): read transposed; along k a row of 16 core matrices on
+  assert.match(code, 'loom_wgmma_descriptor(b_fetch + (2048 * k_step), 2048, 128)');
+  assert.match(code, 'wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16');
+  assert.match(code, 'p, 1, 1, 0, 1;');
+  assert.match(code, 'float acc[1][64];');
+  const barriers = code.split('\n').filter((line) => line.includes('__syncthreads()')).length;
+  const fenced = code.match(/fence\.proxy\.async\.shared::cta;\\n" ::: "memory"\);\n\s*__syncthreads\(\)/g) ?? [];
+  assert.ok(barriers > 0 && fenced.length === barriers, `${fenced.length} of ${barriers} barriers fenced`);
+  assert.match(code, 'int const loom_row = 16 * (loom_t / 32) + loom_t % 32 / 4, loom_col = 2 * (loom_t % 4);');
+  // two warpgroups, copies with cp.async: the copies are waited for, then fenced, at each barrier
+  const copied = generateCode(wgmmaHgemmKernel(512, WGMMA_CONFIGS[5]!), cudaTarget()).code;
+  assert.match(copied, /loom_copy_async_wait\(\);\n\s*asm volatile\("fence\.proxy\.async/);
+  assert.match(copied, '__launch_bounds__(256)');
+  // the WMMA tiles of examples/hgemm.ts compile for every GPU still
+  assert.is(
+    generateCode(tensorize(oneTile(), { m: 'i_inner', n: 'j_inner', k: 'k_inner' }), cudaTarget()).extra.hopperOnly,
+    false,
+  );
+});
+
+/** HGEMM at 128 with one 16x16 tile a warp (WMMA), straight from global memory. */
+function oneTile(): LoopKernel {
+  let knl = fixParameters(plainHgemm(), { n: 128 });
+  knl = splitIname(knl, 'i', 16, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'j', 16, { outerTag: 'g.0' });
+  return splitIname(knl, 'k', 16);
+}
+
+/** HGEMM at 128, a 64 x 32 tile a work-group, its factors staged in local memory as `layout` leaves them. */
+function stagedTile(layout: (knl: LoopKernel) => LoopKernel, prefetch = true): LoopKernel {
+  let knl = fixParameters(plainHgemm(), { n: 128 });
+  knl = splitIname(knl, 'i', 64, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'j', 32, { outerTag: 'g.0' });
+  knl = splitIname(knl, 'k', 16);
+  if (prefetch) {
+    knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], { temporaryAddressSpace: 'local' });
+    knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner'], { temporaryAddressSpace: 'local' });
+    // each panel an element a work-item at a time, over the warpgroup's 128
+    for (const f of ['a', 'b']) {
+      knl = joinInames(knl, [`${f}_dim_0`, `${f}_dim_1`], `${f}_element`);
+      knl = splitIname(knl, `${f}_element`, 128, { innerTag: 'l.0' });
+    }
+  }
+  return tensorize(layout(knl), { m: 'i_inner', n: 'j_inner', k: 'k_inner' }, { lanes: 128 });
+}
+
+test('refused before any code runs: factors in lines, factors in global memory, a tile short of a warpgroup', () => {
+  const refusal = (make: () => unknown): string => {
+    try {
+      make();
+    } catch (e) {
+      assert.ok(e instanceof LoomError, String(e));
+      return (e as Error).message;
+    }
+    throw new Error('expected a LoomError');
+  };
+  // row-major panels: lines 32 bytes apart, no core matrices; the message says how to lay them out
+  const lines = refusal(() =>
+    generateCode(
+      stagedTile((k) => k),
+      cudaTarget(),
+    ),
+  );
+  assert.match(lines, "the tile of 'a_fetch'");
+  assert.match(lines, 'not laid out in core matrices');
+  assert.match(lines, "splitArrayAxis(knl, 'a_fetch', 0, 8)");
+  const global = refusal(() =>
+    generateCode(
+      stagedTile((k) => k, false),
+      cudaTarget(),
+    ),
+  );
+  assert.match(global, "'a' is an argument");
+  assert.match(global, 'read their factors from local memory');
+  // the core matrices laid out, all is well (and the CPU device reads the same layout)
+  const laid = (k: LoopKernel) => inCoreMatrices(inCoreMatrices(k, 'a_fetch'), 'b_fetch');
+  assert.match(generateCode(stagedTile(laid), cudaTarget()).code, 'loom_wgmma_m64n32k16_f16_01');
+  // 32 lanes, a warp: the 64-row tile is no instruction of a warp
+  const warp = refusal(() => generateCode(wgmmaHgemmKernel(256, WGMMA_DEFAULT, { lanes: 32 }), cudaTarget()));
+  assert.match(warp, 'must be a multiple of 128, so that whole warpgroups run each matrix instruction');
+  // OpenCL has no matrix instructions at all
+  assert.match(
+    refusal(() => generateCode(stagedTile(laid), openclTarget())),
+    'cannot run on the opencl target',
+  );
+});
+
+for (const device of testDevices()) {
+  const support = targetFacts(device.target).matrixInstructions;
+  const hasWarpgroups = !('refused' in support) && support.shapes.some((s) => s.factors === 'core-matrices');
+  if (!hasWarpgroups) {
+    test(`${device.name}: a warpgroup tile is refused with the reason`, async () => {
+      const a = halves(128, 1);
+      const refusal = await run(wgmmaHgemmKernel(128, { warpgroups: 1, columns: 32, tileK: 32 }), device, {
+        a: a.bits,
+        b: a.bits,
+      }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      assert.ok(refusal instanceof LoomError, `expected a LoomError, got ${refusal}`);
+    });
+    continue;
+  }
+  test(`${device.name}: HGEMM on warpgroup tiles computes the product`, async () => {
+    // the CPU device computes each lane's copy of the tile: fewer lanes there, the same layouts
+    const emulated = support.lanes === 1;
+    const n = emulated ? 128 : 512;
+    const a = halves(n, 11);
+    const b = halves(n, 12);
+    const configs = emulated
+      ? [{ warpgroups: 1, columns: 32, tileK: 32, doubleBuffered: true, asyncCopies: true }]
+      : WGMMA_CONFIGS;
+    for (const config of configs) {
+      const knl = wgmmaHgemmKernel(n, config, emulated ? { lanes: 16 } : {});
+      const outcome = await run(knl, device, { a: a.bits, b: b.bits }).then(
+        (r) => r,
+        (e: Error) => e,
+      );
+      if (outcome instanceof Error) {
+        // CUDA on a GPU other than Hopper refuses the instructions by name, before running
+        assert.ok(outcome instanceof LoomError, String(outcome));
+        assert.match(outcome.message, 'compute capability 9.0');
+        continue;
+      }
+      checkProduct(outcome.c as Float32Array, a.values, b.values, n, JSON.stringify(config));
+    }
+  });
+}
+
+test.run();
