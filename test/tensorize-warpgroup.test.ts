@@ -11,8 +11,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   addPrefetch,
-  float16Bits,
-  float16Value,
   fixParameters,
   generateCode,
   joinInames,
@@ -28,19 +26,7 @@ import { openclTarget } from '@loom/codegen-opencl';
 import { hgemmEntry, plainHgemm } from '../examples/hgemm.ts';
 import { inCoreMatrices, WGMMA_CONFIGS, WGMMA_DEFAULT, wgmmaHgemmKernel } from '../examples/hgemm-wgmma.ts';
 import { testDevices } from './support/devices.ts';
-
-/** n x n float16 values in [-1, 1): their bits for the device, their values for the check. */
-function halves(n: number, seed: number): { bits: Uint16Array; values: Float32Array } {
-  const bits = new Uint16Array(n * n);
-  const values = new Float32Array(n * n);
-  let state = seed;
-  for (let k = 0; k < n * n; k++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    bits[k] = float16Bits(state / 2 ** 31 - 1);
-    values[k] = float16Value(bits[k]);
-  }
-  return { bits, values };
-}
+import { halves } from './support/halves.ts';
 
 /** Every entry of c against a·b in float64 (exact products, float32 sums in the instructions' order). */
 function checkProduct(c: Float32Array, a: Float32Array, b: Float32Array, n: number, what: string): void {

@@ -45,6 +45,7 @@ import {
   tf32Kernel,
 } from '../examples/hgemm.ts';
 import { testDevices } from './support/devices.ts';
+import { halves } from './support/halves.ts';
 
 const { int } = expr;
 
@@ -76,19 +77,6 @@ function smallIntegers(n: number, seed: number): { bits: Uint16Array; values: In
   for (let k = 0; k < n * n; k++) {
     values[k] = ((k * 7 + seed * 13) % 5) - 2;
     bits[k] = float16Bits(values[k]);
-  }
-  return { bits, values };
-}
-
-/** n x n float16 values in [-1, 1): their bits for the device, their values for the check. */
-function halves(n: number, seed: number): { bits: Uint16Array; values: Float32Array } {
-  const bits = new Uint16Array(n * n);
-  const values = new Float32Array(n * n);
-  let state = seed;
-  for (let k = 0; k < n * n; k++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    bits[k] = float16Bits(state / 2 ** 31 - 1);
-    values[k] = float16Value(bits[k]);
   }
   return { bits, values };
 }

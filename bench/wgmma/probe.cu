@@ -14,6 +14,11 @@
 //  4. b stored k-major (b transposed, "TN") and b stored n-major as Loom's b[k, j] is (the transpose bit of
 //     16-bit operands), with LBO and SBO each way round, to learn which the n-major layout takes.
 //
+// Answered on the H200 (2026-12-05, bench/results/wgmma-probe-h200-2026-12-05.txt): k-major and n-major b
+// with LBO along k are right (110.7 and 109.4 TFLOP/s unpipelined); LBO along n faults (an illegal
+// address: the process ends there). So LBO is the step along k and SBO the step along m or n, whichever
+// axis a core matrix's lines run along: what tensorize's wgmma spelling prints (warpgroup-matrix.ts).
+//
 // Each kernel computes C = A * B (A: m x k row-major halves; B: k x n halves, stored as `b_kmajor` n x k or
 // `b_nmajor` k x n; C: m x n row-major floats) with one warpgroup (128 threads) per 64 x 128 block of C,
 // k by 64 a step through shared memory, no pipelining. 256 entries of C are checked against float64
