@@ -148,6 +148,34 @@ test('localReuse: unrolled rows of a window staged in local memory share the row
   assert.is(localReuse(window(32)).get('a_fetch'), 1);
 });
 
+test("localReuse: a short loop of taps counts as unrolled where the target's compilers unroll it, a refilled buffer's loop does not", () => {
+  // 3 taps as a loop, 8 outputs a work-item (unrolled) `apart` apart, staged in local memory
+  // (`rounds`: two rounds a work-group, the panel fetched again in each)
+  const taps = (apart: number, rounds = 1) => {
+    const knl = makeKernel('{ [i, t]: 0 <= i < 4096 and 0 <= t < 3 }', 'out[i] = sum(t, w[t] * a[i + t])', [
+      globalArg('a', { dtype: 'float32', shape: [4098] }),
+      globalArg('w', { dtype: 'float32', shape: [3] }),
+      globalArg('out', { dtype: 'float32', shape: [4096] }),
+    ]);
+    let k = splitIname(knl, 'i', 8 * apart * rounds, { outerTag: 'g.0', innerIname: 'i_in' });
+    k = splitIname(k, 'i_in', 8 * apart, { outerIname: 'round', innerIname: 'i_inner' });
+    k = splitIname(k, 'i_inner', apart, { outerTag: 'unr', innerTag: 'l.0' });
+    return addPrefetch(k, 'a', ['i_inner_outer', 'i_inner_inner', 't'], {
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.auto',
+      fetchOuterInames: ['i_outer', 'round'],
+    });
+  };
+  // the loop over t is a loop to Loom: only the unrolled outputs count, and they read distinct elements
+  assert.is(localReuse(taps(2)).get('a_fetch'), 1);
+  // NVIDIA's and LLVM's compilers unroll it: outputs 2 apart meet (8 x 3 reads, 17 elements), 4 apart do not
+  assert.is(localReuse(taps(2), true).get('a_fetch'), 17 / 24);
+  assert.is(localReuse(taps(4), true).get('a_fetch'), 1);
+  // a loop that refills the buffer it reads holds other values at the same places each time round:
+  // its two rounds read as many distinct values as they read elements (not 17 of 48)
+  assert.is(localReuse(taps(2, 2), true).get('a_fetch'), 17 / 24);
+});
+
 test('warpShape: a warp spans rows along l.1 when l.0 is narrower; transpose tiles count the sectors of their warps', () => {
   assert.equal(warpShape([256]), [32]);
   assert.equal(warpShape([8, 8]), [8, 4]);

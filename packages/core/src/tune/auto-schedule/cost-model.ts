@@ -22,7 +22,8 @@
  *  - local memory traffic, at an assumed 8× the global bandwidth, a read counted once for the
  *    unrolled copies (`ilp`, `unr`) that read the same element, which the compiler keeps in a
  *    register (`localReuse`: a 4 x 4 register tile of matmul reads 4 + 4 elements of its panels a
- *    step, not 32; a convolution's 8 unrolled rows and 5 taps down read 12 rows, not 40), and a warp's access as many times over as its words meet in one of the 32
+ *    step, not 32; a convolution's 8 unrolled rows and 5 taps down read 12 rows, not 40, the taps'
+ *    short loops counted as unrolled where the target's compilers unroll them), and a warp's access as many times over as its words meet in one of the 32
  *    banks (`bankConflicts`: a 16 x 2 warp reading two rows of a 68-float tile, twice; mean tau-b on
  *    the H200's recorded candidates 0.61 to 0.62 on CUDA, 0.60 to 0.64 on OpenCL, 0.53 to 0.56 on
  *    WebGPU); and local barriers, each
@@ -112,6 +113,11 @@ export interface DeviceShape {
   readonly livePrivateValues?: number;
   /** Compute units running work-groups side by side; undefined: not known, not modelled. */
   readonly computeUnits?: number;
+  /**
+   * Whether the target's compilers unroll short loops of constant trip count themselves
+   * (`Target.unrollsConstantLoops`): reads their copies share are made once (work-item.ts).
+   */
+  readonly unrollsConstantLoops?: boolean;
 }
 
 /** The model's time for `knl` (shaped as `program`: its grid is what is read) at `sizes` on a device with this profile. */
@@ -120,7 +126,7 @@ export function predictCost(
   program: ProgramAst,
   profile: DeviceProfile,
   sizes: Readonly<Record<string, number>>,
-  { parallelism, computeUnits, livePrivateValues }: DeviceShape,
+  { parallelism, computeUnits, livePrivateValues, unrollsConstantLoops }: DeviceShape,
 ): CostBreakdown {
   const env = valuesEnv(new Map(Object.entries(sizes)), `the cost of '${knl.name}'`);
   let workItems = 1;
@@ -139,8 +145,8 @@ export function predictCost(
   const groupItems = groupShape.reduce((a, b) => a * b, 1);
   // the work every work-group repeats (a panel fetched by each group along an axis it does not use) is work done
   const stats = getStatistics(knl, { subgroupSize: WARP, countRedundantWork: true });
-  const reuse = localReuse(knl);
-  const loads = globalReuse(knl);
+  const reuse = localReuse(knl, unrollsConstantLoops === true);
+  const loads = globalReuse(knl, unrollsConstantLoops === true);
   const copies = loadCopies(knl);
   // global loads one work-item waits for one after another (the unrolled copies of a load issue together)
   let serialLoads = 0;
@@ -285,8 +291,10 @@ export function deviceShape(device: Device, given: Partial<DeviceShape> = {}): D
   const computeUnits = given.computeUnits ?? device.limits.computeUnits;
   const parallelism = given.parallelism ?? (computeUnits ? computeUnits * WORK_ITEMS_PER_UNIT : DEFAULT_PARALLELISM);
   const livePrivateValues = given.livePrivateValues ?? targetFacts(device.target).livePrivateValues;
+  const unrollsConstantLoops = given.unrollsConstantLoops ?? targetFacts(device.target).unrollsConstantLoops;
   return {
     parallelism,
+    unrollsConstantLoops,
     ...(computeUnits ? { computeUnits } : {}),
     ...(livePrivateValues !== undefined ? { livePrivateValues } : {}),
   };

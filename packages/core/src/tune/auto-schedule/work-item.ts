@@ -7,7 +7,7 @@
 import { LoomError } from '../../errors.ts';
 import { freeVariables } from '../../expr/analysis.ts';
 import { toLinear } from '../../expr/affine.ts';
-import { allAccesses, reductionInames, type Access } from '../../kernel/accesses.ts';
+import { allAccesses, namesWritten, reductionInames, type Access } from '../../kernel/accesses.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
 import { Linear } from '../../linear.ts';
 import { ilpRange } from '../../preprocess/privatize-ilp.ts';
@@ -117,24 +117,53 @@ function unrolledCopies(knl: LoopKernel, iname: string): number {
 }
 
 /**
- * Per local array, the fraction of its counted reads that touch distinct elements within one
- * set of unrolled copies (`ilp`, `unr`), which the compiler reads once into a register: copies
- * over inames the index does not use read the same element, and so do copies whose offsets
- * cancel (a convolution unrolled over 8 rows and its 5 taps down reads 12 rows, not 40: row
- * i + di is row (i + 1) + (di - 1)). The smallest fraction over the instructions that read it;
- * where an index is not affine or the copies are too many to list, from the inames it does not
- * use alone.
+ * The longest loop of constant trip count that compilers which unroll such loops themselves
+ * (`Target.unrollsConstantLoops`: NVIDIA's, LLVM's) are taken to unroll whole: a 3 x 3 or 5 x 5
+ * convolution's taps (an assumption; on the H200 a staged convolution's candidates whose unrolled
+ * rows are 2 apart, so that the taps' rows meet, ran 1.6x faster than those with rows 8 apart,
+ * which the model had tied).
  */
-export function localReuse(knl: LoopKernel): Map<string, number> {
+const SHORT_LOOP = 8;
+
+/**
+ * The copies of a read of `array` the compiler sees side by side: an `ilp` or `unr` iname's
+ * extent, and, where `shortLoops` (the target's compilers unroll short loops themselves), a
+ * sequential loop's constant trip count up to SHORT_LOOP, unless the loop also writes the array
+ * (a buffer refilled each iteration holds other values at the same place: a double buffer's
+ * pairs); 1 for any other iname.
+ */
+function copiesSeen(knl: LoopKernel, iname: string, shortLoops: boolean, array: string): number {
+  const tag = knl.inameTags.get(iname);
+  if (!shortLoops || (tag !== undefined && tag.kind !== 'for')) return unrolledCopies(knl, iname);
+  if (knl.instructions.some((i) => i.withinInames.includes(iname) && namesWritten(i).includes(array))) return 1;
+  try {
+    const { lo, hi } = ilpRange(knl, iname);
+    return hi - lo + 1 <= SHORT_LOOP ? hi - lo + 1 : 1;
+  } catch (e) {
+    if (e instanceof LoomError) return 1;
+    throw e;
+  }
+}
+
+/**
+ * Per local array, the fraction of its counted reads that touch distinct elements within one
+ * set of unrolled copies (`ilp`, `unr`, and short loops where `shortLoops`: `copiesSeen`), which
+ * the compiler reads once into a register: copies over inames the index does not use read the
+ * same element, and so do copies whose offsets cancel (a convolution unrolled over 8 rows and its
+ * 5 taps down reads 12 rows, not 40: row i + di is row (i + 1) + (di - 1); rows unrolled 8 apart
+ * share none). The smallest fraction over the instructions that read it; where an index is not
+ * affine or the copies are too many to list, from the inames it does not use alone.
+ */
+export function localReuse(knl: LoopKernel, shortLoops = false): Map<string, number> {
   const isLocal = (array: string) => knl.temporaries.get(array)?.addressSpace === 'local';
-  const out = unrolledReadReuse(knl, isLocal);
+  const out = unrolledReadReuse(knl, isLocal, shortLoops);
   for (const access of allAccesses(knl)) {
     if (access.isWrite || !isLocal(access.array) || out.has(`${access.instruction.id} ${access.array}`)) continue;
     const used = new Set(access.indices.flatMap((e) => [...freeVariables(e)]));
     let all = 1;
     let distinct = 1;
     for (const iname of inamesOf(access)) {
-      const n = unrolledCopies(knl, iname);
+      const n = copiesSeen(knl, iname, shortLoops, access.array);
       all *= n;
       if (used.has(iname)) distinct *= n;
     }
@@ -145,13 +174,13 @@ export function localReuse(knl: LoopKernel): Map<string, number> {
 
 /**
  * Per global array, the fraction of its counted reads that load distinct elements: the unrolled
- * copies (`ilp`, `unr`) of an instruction, and its several reads of one array, load an element
- * once (a 5-point stencil unrolled over two rows reads 8 distinct elements of 10). The smallest
- * fraction over the instructions that read it; 1 where an index is not affine or the copies are
- * too many to list.
+ * copies (`ilp`, `unr`, and short loops where `shortLoops`: `copiesSeen`) of an instruction, and
+ * its several reads of one array, load an element once (a 5-point stencil unrolled over two rows
+ * reads 8 distinct elements of 10). The smallest fraction over the instructions that read it; 1
+ * where an index is not affine or the copies are too many to list.
  */
-export function globalReuse(knl: LoopKernel): Map<string, number> {
-  const out = unrolledReadReuse(knl, (array) => isGlobal(knl, array));
+export function globalReuse(knl: LoopKernel, shortLoops = false): Map<string, number> {
+  const out = unrolledReadReuse(knl, (array) => isGlobal(knl, array), shortLoops);
   for (const access of allAccesses(knl))
     if (!access.isWrite && isGlobal(knl, access.array) && !out.has(`${access.instruction.id} ${access.array}`))
       out.set(`${access.instruction.id} ${access.array}`, 1);
@@ -166,7 +195,11 @@ const MOST_COPIES = 4096;
  * touch over all its unrolled copies, as a fraction of the reads; left out where an index is not
  * affine or the copies are more than MOST_COPIES.
  */
-function unrolledReadReuse(knl: LoopKernel, reads: (array: string) => boolean): Map<string, number> {
+function unrolledReadReuse(
+  knl: LoopKernel,
+  reads: (array: string) => boolean,
+  shortLoops: boolean,
+): Map<string, number> {
   const entries = new Map<string, { all: number; distinct: Set<string>; affine: boolean }>();
   for (const access of allAccesses(knl)) {
     if (access.isWrite || !reads(access.array)) continue;
@@ -175,7 +208,7 @@ function unrolledReadReuse(knl: LoopKernel, reads: (array: string) => boolean): 
     entries.set(key, entry);
     const forms = access.indices.map((e) => toLinear(e));
     const unrolled = [...inamesOf(access)]
-      .map((iname) => ({ iname, count: unrolledCopies(knl, iname) }))
+      .map((iname) => ({ iname, count: copiesSeen(knl, iname, shortLoops, access.array) }))
       .filter((u) => u.count > 1);
     const total = unrolled.reduce((a, u) => a * u.count, 1);
     if (forms.some((f) => f === undefined) || total > MOST_COPIES) {
