@@ -50,13 +50,28 @@ test('CUDA C: wgmma from descriptors of core matrices, a fence before every barr
   assert.match(code, 'wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16');
   assert.match(code, 'p, 1, 1, 0, 1;');
   assert.match(code, 'float acc[1][64];');
+  // the products of a step of k are left in flight, one group each, the next following them in order ...
+  assert.match(
+    code,
+    /loom_wgmma_m64n128k16_f16_01\([^\n]*\n\s*asm volatile\("wgmma\.commit_group\.sync\.aligned;\\n" ::: "memory"\);\n\s*\}/,
+  );
+  // ... and waited for before every barrier (which lets the panels they read be overwritten) and the store
+  const waits = code.match(/wgmma\.wait_group\.sync\.aligned 0;\\n" ::: "memory"\);\n\s*asm volatile\("fence/g) ?? [];
+  assert.match(
+    code,
+    /\{\n\s*asm volatile\("wgmma\.wait_group\.sync\.aligned 0;\\n" ::: "memory"\);\n\s*int const loom_t/,
+  );
   const barriers = code.split('\n').filter((line) => line.includes('__syncthreads()')).length;
+  assert.is(waits.length, barriers);
   const fenced = code.match(/fence\.proxy\.async\.shared::cta;\\n" ::: "memory"\);\n\s*__syncthreads\(\)/g) ?? [];
   assert.ok(barriers > 0 && fenced.length === barriers, `${fenced.length} of ${barriers} barriers fenced`);
   assert.match(code, 'int const loom_row = 16 * (loom_t / 32) + loom_t % 32 / 4, loom_col = 2 * (loom_t % 4);');
   // two warpgroups, copies with cp.async: the copies are waited for, then fenced, at each barrier
   const copied = generateCode(wgmmaHgemmKernel(512, WGMMA_CONFIGS[5]!), cudaTarget()).code;
-  assert.match(copied, /loom_copy_async_wait\(\);\n\s*asm volatile\("fence\.proxy\.async/);
+  assert.match(
+    copied,
+    /loom_copy_async_wait\(\);\n\s*asm volatile\("wgmma\.wait_group\.sync\.aligned 0;\\n" ::: "memory"\);\n\s*asm volatile\("fence\.proxy\.async/,
+  );
   assert.match(copied, '__launch_bounds__(256)');
   // the WMMA tiles of examples/hgemm.ts compile for every GPU still
   assert.is(

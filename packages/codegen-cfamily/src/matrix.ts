@@ -50,11 +50,12 @@ export interface MatrixSpelling {
   /** What aligns a local array for matrix loads, with its trailing space (`__align__(32) `). */
   readonly alignedLocal: string;
   /**
-   * The statement that makes local memory written by ordinary stores visible to instructions that
-   * read their factors through another path (CUDA's `fence.proxy.async` before `wgmma`), printed
-   * before every barrier of a program whose products read core matrices; absent where none is needed.
+   * The statements printed before every barrier of a program whose products read core matrices
+   * (CUDA's `wgmma`): the wait for the products still in flight, which read local memory the
+   * barrier lets others overwrite, and the fence that makes what ordinary stores wrote visible to
+   * the instructions, which read it through another path (`fence.proxy.async`); absent where none is needed.
    */
-  readonly factorsFence?: string;
+  readonly factorsFence?: readonly string[];
 }
 
 /** The lines of one matrix instruction, or of a run of products (all `multiply`, of one shape). */

@@ -186,10 +186,10 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       // what the work-item copied asynchronously lands before the barrier lets others read it
       const wait = asyncWait(printer);
       // and what it stored (or copied) reaches the matrix instructions that read it as core matrices
-      const fence = printer.coreFactors ? dialect.matrix?.factorsFence : undefined;
+      const fence = (printer.coreFactors ? dialect.matrix?.factorsFence : undefined) ?? [];
       return [
         ...(wait ? [`${pad}${wait}`] : []),
-        ...(fence ? [`${pad}${fence}`] : []),
+        ...fence.map((line) => `${pad}${line}`),
         `${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`,
       ];
     }

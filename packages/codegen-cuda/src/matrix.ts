@@ -6,7 +6,14 @@
  */
 import type { Fragment } from '@loom/core';
 import type { MatrixSpelling, PrintedProduct, PrintedTile } from '@loom/codegen-cfamily';
-import { WARPGROUP, warpgroupFill, warpgroupFragments, warpgroupMultiply, warpgroupStore } from './warpgroup-matrix.ts';
+import {
+  WARPGROUP,
+  WARPGROUP_WAIT,
+  warpgroupFill,
+  warpgroupFragments,
+  warpgroupMultiply,
+  warpgroupStore,
+} from './warpgroup-matrix.ts';
 
 const layout = (l: 'row' | 'col') => `wmma::${l}_major`;
 
@@ -51,8 +58,9 @@ export const cudaMatrix: MatrixSpelling = {
       : [`wmma::store_matrix_sync(${c.pointer}, ${fragment}, ${c.leading}, wmma::mem_${c.layout}_major);`],
   // load_matrix_sync and store_matrix_sync need 256-bit aligned tiles
   alignedLocal: '__align__(32) ',
-  // shared memory written by ordinary stores or cp.async reaches wgmma's reads only past this fence
-  factorsFence: 'asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");',
+  // products still in flight read the panels the barrier lets others overwrite: waited for first;
+  // and shared memory written by ordinary stores or cp.async reaches wgmma's reads only past the fence
+  factorsFence: [WARPGROUP_WAIT, 'asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");'],
 };
 
 /** A run of WMMA products: each distinct tile loaded into a fragment once, then each product added. */

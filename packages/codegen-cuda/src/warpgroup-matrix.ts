@@ -14,13 +14,19 @@
  *  - what ordinary stores (or cp.async copies) put in shared memory reaches the instruction, which
  *    reads through the "async proxy", only past `fence.proxy.async` (printed before every barrier
  *    of such a program, `factorsFence`); the products of a run are issued after `wgmma.fence` and
- *    committed as one group, which is waited for before the accumulator is used again.
+ *    committed as one group, and left in flight: the next run on the same accumulator follows
+ *    them in order (as the probe's four products a step of k did), and every barrier, fill and
+ *    store of such a program first waits for all of them (`wgmma.wait_group 0`), so that nothing
+ *    overwrites a panel they read or reads an accumulator they write.
  */
 import type { Fragment } from '@loom/core';
 import type { PrintedProduct, PrintedTile } from '@loom/codegen-cfamily';
 
 /** The work-items of a warpgroup, which run one instruction together. */
 export const WARPGROUP = 128;
+
+/** The wait for every group of products this warpgroup has committed. */
+export const WARPGROUP_WAIT = 'asm volatile("wgmma.wait_group.sync.aligned 0;\\n" ::: "memory");';
 
 /** The descriptor of a tile in shared memory, from its generic address and its two offsets in bytes. */
 const DESCRIPTOR = {
@@ -68,7 +74,10 @@ export function warpgroupFragments(name: string, shape: Fragment['shape'], type:
 
 /** An accumulator set to `value` in every work-item's registers. */
 export function warpgroupFill(fragment: string, value: string, accumulator: Fragment): string[] {
-  return [`for (int loom_e = 0; loom_e < ${accumulator.shape.n / 2}; loom_e++) ${fragment}[loom_e] = ${value};`];
+  return [
+    WARPGROUP_WAIT,
+    `for (int loom_e = 0; loom_e < ${accumulator.shape.n / 2}; loom_e++) ${fragment}[loom_e] = ${value};`,
+  ];
 }
 
 /** A run of products: fenced, issued, committed as one group and waited for. */
@@ -93,11 +102,8 @@ export function warpgroupMultiply(
     use(helper);
     lines.push(`  ${helper.name}(${fragment}, ${descriptor(ta, 'a')}, ${descriptor(tb, 'b')});`);
   }
-  lines.push(
-    '  asm volatile("wgmma.commit_group.sync.aligned;\\n" ::: "memory");',
-    '  asm volatile("wgmma.wait_group.sync.aligned 0;\\n" ::: "memory");',
-    '}',
-  );
+  // left in flight: waited for at the next barrier, fill or store (factorsFence, warpgroupFill, warpgroupStore)
+  lines.push('  asm volatile("wgmma.commit_group.sync.aligned;\\n" ::: "memory");', '}');
   return lines;
 }
 
@@ -107,6 +113,7 @@ export function warpgroupStore(fragment: string, c: PrintedTile, accumulator: Fr
     c.layout === 'row' ? `${r} * ${c.leading} + ${col}` : `${r} + ${col} * ${c.leading}`;
   return [
     '{',
+    `  ${WARPGROUP_WAIT}`,
     `  int const loom_t = (int) threadIdx.x % ${WARPGROUP};`,
     '  int const loom_row = 16 * (loom_t / 32) + loom_t % 32 / 4, loom_col = 2 * (loom_t % 4);',
     `  ${c.type} *loom_c = ${c.pointer};`,
