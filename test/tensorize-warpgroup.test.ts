@@ -139,7 +139,7 @@ test('refused before any code runs: factors in lines, factors in global memory, 
   assert.match(generateCode(stagedTile(laid), cudaTarget()).code, 'loom_wgmma_m64n32k16_f16_01');
   // 32 lanes, a warp: the 64-row tile is no instruction of a warp
   const warp = refusal(() => generateCode(wgmmaHgemmKernel(256, WGMMA_DEFAULT, { lanes: 32 }), cudaTarget()));
-  assert.match(warp, 'must be a multiple of 128, so that whole warpgroups run each matrix instruction');
+  assert.match(warp, 'must be a multiple of 128, so that each matrix instruction runs in all 128 work-items');
   // OpenCL has no matrix instructions at all
   assert.match(
     refusal(() => generateCode(stagedTile(laid), openclTarget())),

@@ -56,7 +56,7 @@ export function matrixStatement(ctx: MatrixContext, insn: Instruction, enforced:
   const together = op.accumulator.lanes;
   if (lanes.kind !== 'int' || lanes.value % together !== 0)
     throw new LoomError(
-      `${where}: the work-group's local axis 0 has ${printExpr(lanes)} work-items, which must be a multiple of ${together}, so that whole ${together === 128 ? 'warpgroups' : 'subgroups'} run each matrix instruction`,
+      `${where}: the work-group's local axis 0 has ${printExpr(lanes)} work-items, which must be a multiple of ${together}, so that each matrix instruction runs in all ${together} work-items that share it`,
     );
   const stmt: Stmt = { kind: 'matrix', op, insnId: insn.id };
   const guard = tileGuard(knl, insn, tile, enforced, where);
