@@ -171,10 +171,14 @@ for (const device of testDevices()) {
     const a = halves(n, 11);
     const b = halves(n, 12);
     const configs = emulated
-      ? [{ warpgroups: 1, columns: 32, tileK: 32, doubleBuffered: true, asyncCopies: true }]
+      ? [
+          { warpgroups: 1, columns: 32, tileK: 32, doubleBuffered: true, asyncCopies: true },
+          // two warpgroups on l.1, the block as tall as the matrix (its group loop takes one value)
+          { warpgroups: 2, columns: 32, tileK: 32 },
+        ]
       : WGMMA_CONFIGS;
     for (const config of configs) {
-      const knl = wgmmaHgemmKernel(n, config, emulated ? { lanes: 16 } : {});
+      const knl = wgmmaHgemmKernel(n, config, emulated ? { lanes: 8 } : {});
       const outcome = await run(knl, device, { a: a.bits, b: b.bits }).then(
         (r) => r,
         (e: Error) => e,

@@ -408,7 +408,41 @@ test('joinInames: a fetch nested in group loops joins (its bounds that mention t
   assert.match(insnText(joined), 'a_fetch[flat // 8, flat % 8] = a[');
 });
 
+/** out = 2*a over a 64 x 16 array, a block of 64 x 16 a group (the group loops take one value), a staged through local memory. */
+function oneBlockFetch(): LoopKernel {
+  let knl = makeKernel('{ [i, j]: 0 <= i < 64 and 0 <= j < 16 }', 'out[i, j] = 2*a[i, j]', [
+    globalArg('a', { dtype: 'float32', shape: [64, 16] }),
+    globalArg('out', { dtype: 'float32', shape: [64, 16] }),
+  ]);
+  knl = splitIname(knl, 'i', 64, { outerTag: 'g.0' });
+  knl = splitIname(knl, 'j', 16, { outerTag: 'g.1' });
+  return addPrefetch(knl, 'a', ['i_inner', 'j_inner'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['i_outer', 'j_outer'],
+  });
+}
+
+test('joinInames: a fetch whose group loops take one value joins (its bounds by the block and by the array coincide)', () => {
+  // the footprint's domain says both 16*j_outer <= a_dim_1 <= 16*j_outer + 15 and 0 <= a_dim_1 <= 15; with
+  // j_outer only 0 either pair implies the other: the pair that reads j_outer goes, the box stays
+  const joined = joinInames(oneBlockFetch(), ['a_dim_0', 'a_dim_1'], 'flat');
+  assert.match(joined.domains.map(String).join('\n'), '0 <= flat <= 1023');
+});
+
 for (const device of testDevices()) {
+  test(`${device.name}: a fetch joined where its group loops take one value stages the whole array`, async () => {
+    // the 1024 elements 16 at a time over l.0, where the product runs along j
+    const joined = splitIname(joinInames(oneBlockFetch(), ['a_dim_0', 'a_dim_1'], 'flat'), 'flat', 16, {
+      innerTag: 'l.0',
+    });
+    const a = randomFloat32(64 * 16, 3);
+    const { out } = await run(tagInames(joined, { j_inner: 'l.0' }), device, { a });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(a, (x) => 2 * x),
+    );
+  });
+
   test(`${device.name}: a joined fetch loop stages the same tile`, async () => {
     // the 32 elements of the tile over the 4 x 8 work-items, by a flat index
     const joined = splitIname(joinInames(prefetchedTiles(), ['a_dim_0', 'a_dim_1'], 'flat'), 'flat', 8, {

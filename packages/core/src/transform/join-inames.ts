@@ -206,7 +206,17 @@ function withoutBoundsImpliedByParents(knl: LoopKernel, list: readonly string[])
     const parents = domain.params.filter((p) => all.has(p));
     if (parents.length === 0) continue;
     domains ??= [...knl.domains];
-    domains[index] = domain.gist(domainOf(knl, parents));
+    const context = domainOf(knl, parents);
+    // the conditions that read the parents go first where they are implied: `128*j_outer <= d`
+    // beside `0 <= d`, with j_outer only 0, leaves the box (gist alone may drop `0 <= d` instead)
+    let kept = [...domain.constraints];
+    for (const c of domain.constraints.filter((x) => x.expr.variables.some((v) => parents.includes(v)))) {
+      const others = kept.filter((x) => x !== c);
+      const rest = BasicSet.fromConstraints(domain.params, domain.dims, others, domain.existentials);
+      if (rest.intersect(context).implies(c)) kept = others;
+    }
+    const pruned = BasicSet.fromConstraints(domain.params, domain.dims, kept, domain.existentials);
+    domains[index] = pruned.gist(context);
   }
   return domains ? knl.with({ domains }) : knl;
 }
