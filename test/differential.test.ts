@@ -56,6 +56,7 @@ const OLDER: readonly Feature[] = [
   'vectorLaneWrites',
   'doubleBuffers',
   'wideReductions',
+  'temporaryLayouts',
   ...LAYOUTS,
 ];
 
@@ -74,6 +75,7 @@ const BEFORE_LATER_STEPS: readonly Feature[] = [
   'vectorLaneWrites',
   'doubleBuffers',
   'wideReductions',
+  'temporaryLayouts',
 ];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
@@ -89,6 +91,7 @@ const ISSUE_24: readonly Feature[] = [
   'vectorLaneWrites',
   'doubleBuffers',
   'wideReductions',
+  'temporaryLayouts',
   ...LAYOUTS,
 ];
 
@@ -265,6 +268,7 @@ const AROUND_DOUBLE_BUFFERS: readonly Feature[] = [
   ...(['globalFootprints', 'parametricWorkGroups', 'images', 'parametricTemporaries', 'precompute'] as const),
   ...(['prioritize', 'ilp', 'unroll'] as const),
   'wideReductions',
+  'temporaryLayouts',
 ];
 
 test('every device: local tiles double-buffered over a loop under random chains agree with the untransformed kernel', async () => {
@@ -281,6 +285,37 @@ test('every device: local tiles double-buffered over a loop under random chains 
     assert.ok(
       results.some((r) => doubled(r) && agreedOn(r, device.name)),
       `${device.name}: no double-buffered case compared (seeds ${seeds})`,
+    );
+});
+
+test('every device: temporaries laid out anew (split axes, nested in any order) under random chains agree with the untransformed kernel', async () => {
+  // the first seeds from 23000 whose chain (as each device gets it) laid a local tile out anew, and
+  // the first that laid out a private temporary
+  const features = (d: Device) => new FeatureSet(EXCLUDED).without(limitsOf(d));
+  const laidOut = (p: ReturnType<typeof planCase>, space: 'local' | 'private') => {
+    const step = p?.chain.steps.find((s) => s.feature === 'temporaryLayouts');
+    const name = step?.text.match(/splitArrayAxis\(knl, '([^']+)'/)?.[1];
+    return name !== undefined && p!.chain.kernel.temporaries.get(name)?.addressSpace === space;
+  };
+  const seeds: number[] = [];
+  for (const [space, count] of [
+    ['local', 3],
+    ['private', 1],
+  ] as const) {
+    const found: number[] = [];
+    for (let seed = 23_000; found.length < count && seed < 26_000; seed++) {
+      const own = testDevices().map((d) => planCase(seed, features(d)));
+      if (own.every((p) => laidOut(p, space))) found.push(seed);
+    }
+    seeds.push(...found);
+  }
+  assert.is(seeds.length, 4, 'three seeds with a local tile laid out anew, one with a private temporary');
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  const laid = (r: CaseResult) => r.chain?.steps.some((s) => s.feature === 'temporaryLayouts') ?? false;
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => laid(r) && agreedOn(r, device.name)),
+      `${device.name}: no case with a temporary laid out anew compared (seeds ${seeds})`,
     );
 });
 

@@ -22,9 +22,11 @@ import {
   prioritizeLoops,
   renameIname,
   setTemporaryAddressSpace,
+  splitArrayAxis,
   splitIname,
   splitReductionInward,
   splitReductionOutward,
+  tagArrayAxes,
   tagInames,
   untagInames,
   expr,
@@ -33,6 +35,7 @@ import {
 import type { Feature, FeatureSet } from './features.ts';
 import type { KernelCase } from './kernels.ts';
 import type { Rng } from './random.ts';
+import { sideStream } from './tables.ts';
 
 export interface Step {
   readonly feature: Feature;
@@ -416,5 +419,44 @@ export function generateChain(rng: Rng, kcase: KernelCase, features: FeatureSet,
     const s = randomStep(rng, knl, kcase, generic);
     if (s) apply(s);
   }
+  if (features.has('temporaryLayouts')) {
+    const layout = temporaryLayoutStep(sideStream(kcase.seed, 0x1a70e), knl);
+    if (layout) apply(layout);
+  }
   return { steps, refused, kernel: knl };
+}
+
+/**
+ * A temporary laid out anew (temporaryLayouts), drawn from its own stream: an axis of constant
+ * length split by 2 to 4 (`a[i]` becomes `a[i // f, i % f]`, or F order `a[i % f, i // f]`), and
+ * most often the axes then nested in a random order, as the core matrices of Hopper's wgmma are
+ * (`splitArrayAxis` twice, `tagArrayAxes 'N3,N1,N2,N0'`). Undefined where the draw passes, or the
+ * kernel has no temporary with such an axis.
+ */
+function temporaryLayoutStep(side: Rng, knl: LoopKernel): Step | undefined {
+  if (!side.chance(0.35)) return undefined;
+  const constantAxes = (t: { shape: readonly expr.Expr[] }) =>
+    t.shape.flatMap((e, axis) => (e.kind === 'int' && e.value >= 2 ? [{ axis, length: e.value }] : []));
+  const candidates = [...knl.temporaries.values()].filter(
+    (t) => !t.matrixAccumulator && !t.dimTags && t.addressSpace !== 'global' && constantAxes(t).length > 0,
+  );
+  if (!candidates.length) return undefined;
+  const temporary = side.pick(candidates);
+  const { axis, length } = side.pick(constantAxes(temporary));
+  const factor = side.int(2, Math.min(4, length));
+  const order = side.chance(0.5) ? 'C' : 'F';
+  const rank = temporary.shape.length + 1;
+  const nesting = side.chance(0.7)
+    ? side.shuffle(Array.from({ length: rank }, (_, k) => `N${k}`)).join(',')
+    : undefined;
+  const name = temporary.name;
+  const text = `splitArrayAxis(knl, ${q(name)}, ${axis}, ${factor}, ${q(order)})${nesting ? `; tagArrayAxes(knl, ${q(name)}, ${q(nesting)})` : ''}`;
+  return {
+    feature: 'temporaryLayouts',
+    text,
+    apply: (k) => {
+      const split = splitArrayAxis(k, name, axis, factor, order);
+      return nesting ? tagArrayAxes(split, name, nesting) : split;
+    },
+  };
 }

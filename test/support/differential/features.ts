@@ -144,6 +144,10 @@ export const FEATURES = {
   // double buffers (issue 30, s10-double): drawn as steps of chains.ts
   doubleBuffers:
     'doubleBuffer of a local tile over a sequential loop all its accesses run in: two buffers filled a step ahead, one barrier a step (the barrier analysis compares the accesses of one iteration)',
+  // temporary layouts (issue 30, s23: the core matrices wgmma reads are such a layout): drawn after a
+  // chain's steps, from a stream of their own (chains.ts), so that other seeds keep their chains
+  temporaryLayouts:
+    'splitArrayAxis of a temporary (private or local, a tile of prefetch or precompute included) by 2 to 4, C or F order, then its axes nested in a random order (tagArrayAxes N0..Nk): indices through // and %, copies and vectors over the blocks',
   // atomic stores and loads (issue 27, s8-atomics): cases of atomics.ts
   atomicStoresLoads:
     "atomic=init stores into a forAtomic array from parallel work-items, and loopy's test_atomic_load with data: a local forAtomic counter zeroed, bumped and read back atomically",
