@@ -46,11 +46,6 @@ export function elementAddress(printer: CExpressionPrinter, array: string, index
   return `((${printer.dialect.addressSpace(space)}${printer.dialect.type(dtype)} *) ${array}) + (${index})`;
 }
 
-/** Records a helper function the printed code calls. */
-function use(printer: CExpressionPrinter, helper: Helper): void {
-  if (!printer.helpers.has(helper.name)) printer.helpers.set(helper.name, helper.definition);
-}
-
 /**
  * An asynchronous copy of one element, as the language issues it; a plain copy where it has no
  * asynchronous ones (core only lets such a copy through where work-items run one after another).
@@ -82,7 +77,7 @@ export function printAsyncCopy(s: Extract<Stmt, { kind: 'assign' }>, printer: CE
   const to = elementAddress(printer, target.array, printer.print(target.indices[0], 'int32'), dtype);
   const from = elementAddress(printer, value.array, printer.print(value.indices[0], 'int32'), dtype);
   const call = spelling.copy(bytes, to, from);
-  use(printer, call.helper);
+  printer.useHelper(call.helper);
   return call.text;
 }
 
@@ -100,7 +95,7 @@ export function printWideAsyncCopy(
     elementAddress(printer, to, toIndex, dtype),
     elementAddress(printer, from, fromIndex, dtype),
   );
-  use(printer, call.helper);
+  printer.useHelper(call.helper);
   return call.text;
 }
 
@@ -108,6 +103,6 @@ export function printWideAsyncCopy(
 export function asyncWait(printer: CExpressionPrinter): string | undefined {
   const spelling = printer.dialect.asyncCopy;
   if (!spelling || printer.asyncTargets.size === 0) return undefined;
-  use(printer, spelling.wait.helper);
+  printer.useHelper(spelling.wait.helper);
   return spelling.wait.text;
 }

@@ -579,8 +579,13 @@ export class CExpressionPrinter {
   private integerMinMax(fn: 'min' | 'max', t: DType): string {
     const helper = this.dialect.integerMinMax?.(fn, t);
     if (!helper) return fn;
-    if (!this.helpers.has(helper.name)) this.helpers.set(helper.name, helper.definition);
+    this.useHelper(helper);
     return helper.name;
+  }
+
+  /** Records a helper function the printed code calls, defined once per program whoever asks. */
+  useHelper(helper: { readonly name: string; readonly definition: string }): void {
+    if (!this.helpers.has(helper.name)) this.helpers.set(helper.name, helper.definition);
   }
 
   /** The dialect's name of math function `fn` on dtype `t` (one every C-family language has). */

@@ -100,9 +100,9 @@ export function printMatrixOp(
         if (o.precision !== op.precision) throw new InternalError('a run of products of different precisions');
         return { fragment: fragmentOf(o), a: indexIn(as, tile(o.a)), b: indexIn(bs, tile(o.b)) };
       });
-      return spelling.multiply(op.accumulator.shape, as, bs, products, op.precision, (helper) => {
-        if (!printer.helpers.has(helper.name)) printer.helpers.set(helper.name, helper.definition);
-      });
+      return spelling.multiply(op.accumulator.shape, as, bs, products, op.precision, (helper) =>
+        printer.useHelper(helper),
+      );
     }
     case 'store':
       return spelling.store(fragmentOf(op), tile(op.c), op.accumulator);

@@ -19,7 +19,7 @@
  *    store of such a program first waits for all of them (`wgmma.wait_group 0`), so that nothing
  *    overwrites a panel they read or reads an accumulator they write.
  */
-import type { Fragment } from '@loom/core';
+import { InternalError, type Fragment } from '@loom/core';
 import type { PrintedProduct, PrintedTile } from '@loom/codegen-cfamily';
 
 /** The work-items of a warpgroup, which run one instruction together. */
@@ -48,7 +48,8 @@ const PTX_TYPE: Record<string, string> = { __half: 'f16', __nv_bfloat16: 'bf16' 
 /** The helper issuing one product of `shape`, its factors' type and transpose bits fixed. */
 function productHelper(shape: Fragment['shape'], type: string, transposeA: number, transposeB: number) {
   const ptx = PTX_TYPE[type];
-  if (!ptx) throw new Error(`wgmma has no factors of ${type}`);
+  // core offers wgmma's shapes for float16 and bfloat16 factors only (WGMMA_SHAPES)
+  if (!ptx) throw new InternalError(`wgmma has no factors of ${type}`);
   const floats = shape.n / 2;
   const name = `loom_wgmma_m64n${shape.n}k16_${ptx}_${transposeA}${transposeB}`;
   const registers = Array.from({ length: floats }, (_, e) => `%${e}`).join(', ');

@@ -136,13 +136,27 @@ function copiesSeen(knl: LoopKernel, iname: string, shortLoops: boolean, array: 
   const tag = knl.inameTags.get(iname);
   if (!shortLoops || (tag !== undefined && tag.kind !== 'for')) return unrolledCopies(knl, iname);
   if (knl.instructions.some((i) => i.withinInames.includes(iname) && namesWritten(i).includes(array))) return 1;
-  try {
-    const { lo, hi } = ilpRange(knl, iname);
-    return hi - lo + 1 <= SHORT_LOOP ? hi - lo + 1 : 1;
-  } catch (e) {
-    if (e instanceof LoomError) return 1;
-    throw e;
+  return shortTrips(knl, iname);
+}
+
+/** Per kernel (immutable), each loop's trip count where constant and at most SHORT_LOOP, else 1: asked for every access. */
+const tripCounts = new WeakMap<LoopKernel, Map<string, number>>();
+
+function shortTrips(knl: LoopKernel, iname: string): number {
+  let counts = tripCounts.get(knl);
+  if (!counts) tripCounts.set(knl, (counts = new Map()));
+  let trips = counts.get(iname);
+  if (trips === undefined) {
+    try {
+      const { lo, hi } = ilpRange(knl, iname);
+      trips = hi - lo + 1 <= SHORT_LOOP ? hi - lo + 1 : 1;
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+      trips = 1;
+    }
+    counts.set(iname, trips);
   }
+  return trips;
 }
 
 /**
