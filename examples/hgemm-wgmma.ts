@@ -41,6 +41,12 @@ export interface WgmmaConfig {
   readonly tileK: number;
   /** Both panels filled one step of k ahead, into second buffers (`doubleBuffer`). */
   readonly doubleBuffered?: boolean;
+  /**
+   * Buffers of each panel, filled `stages - 1` steps of k ahead (`doubleBuffer` with `stages`;
+   * implies `doubleBuffered`): with `asyncCopies`, a step's barrier waits only for the copies of
+   * the step it is about to read, and the later steps' stay in flight.
+   */
+  readonly stages?: number;
   /** The panels copied with `cp.async` (`asyncCopies`). */
   readonly asyncCopies?: boolean;
 }
@@ -57,6 +63,8 @@ export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
   { warpgroups: 2, columns: 128, tileK: 64, asyncCopies: true },
   { warpgroups: 2, columns: 128, tileK: 32, doubleBuffered: true, asyncCopies: true },
   { warpgroups: 2, columns: 256, tileK: 32, doubleBuffered: true, asyncCopies: true },
+  { warpgroups: 2, columns: 256, tileK: 32, stages: 4, asyncCopies: true },
+  { warpgroups: 2, columns: 128, tileK: 64, stages: 4, asyncCopies: true },
 ];
 
 /** The work-items of a warpgroup. */
@@ -104,8 +112,8 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
   knl = stagedIn16Bytes(knl, 'a', rows * tileK, warpgroups, lanes);
   knl = stagedIn16Bytes(knl, 'b', tileK * columns, warpgroups, lanes);
   for (const fetch of ['a_fetch', 'b_fetch']) knl = inCoreMatrices(knl, fetch);
-  if (config.doubleBuffered) {
-    knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer');
+  if (config.doubleBuffered || config.stages) {
+    knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', { stages: config.stages ?? 2 });
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
   if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);

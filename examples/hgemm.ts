@@ -43,6 +43,12 @@ export interface HgemmConfig {
   readonly padding: number;
   /** Both panels filled one step of k ahead, into second buffers (`doubleBuffer`). */
   readonly doubleBuffered?: boolean;
+  /**
+   * Buffers of each panel, filled `stages - 1` steps of k ahead (`doubleBuffer`'s `stages`; implies
+   * `doubleBuffered`): with `asyncCopies` a step's barrier waits only for the step it reads next,
+   * the later steps' copies in flight. The steps of k must be a multiple of it (a tile is whole).
+   */
+  readonly stages?: number;
   /** Each work-item copies 8 consecutive halves (16 bytes) of a panel at a time. */
   readonly wideCopies?: boolean;
   /** Work-groups the compiler is asked to fit on a multiprocessor (`minGroupsPerComputeUnit`), limiting registers. */
@@ -90,6 +96,9 @@ export const HGEMM_CONFIGS: readonly HgemmConfig[] = [
   { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS },
   { warpsM: 4, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS },
   { warpsM: 2, warpsN: 2, regM: 2, regN: 4, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS },
+  // four buffers a panel, three steps of copies in flight (cp.async.wait_group 2 at each barrier)
+  { warpsM: 2, warpsN: 4, regM: 4, regN: 2, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS, stages: 4 },
+  { warpsM: 2, warpsN: 2, regM: 4, regN: 4, tileK: 32, padding: 8, ...ASYNC_DOUBLE_BUFFERS, stages: 4 },
 ];
 
 /** Configurations for TF32 SGEMM: panels of floats take twice the local memory, lines padded by 4 floats. */
@@ -191,8 +200,8 @@ function tensorMatmul(
       : narrowFetch(knl, fetch, warps, warpsN);
     if (padding) knl = tagArrayAxes(knl, `${fetch}_fetch`, `stride:${columns + padding},stride:1`);
   }
-  if (config.doubleBuffered) {
-    knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer');
+  if (config.doubleBuffered || config.stages) {
+    knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', { stages: config.stages ?? 2 });
     // each buffer a whole number of padded lines, so that both start aligned for the tile loads
     for (const [fetch, rows, columns] of [
       ['a', block.rows, tileK],

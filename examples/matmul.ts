@@ -210,6 +210,21 @@ export function matmulSearchSpace(
           asyncCopies: true,
           ...(doubleBuffered ? { doubleBuffered } : {}),
         });
+  // and with three or four buffers, two or three steps' copies in flight at a barrier (not yet measured)
+  if (options.asyncCopies)
+    for (const stages of [3, 4])
+      add({
+        ...tiles[0],
+        tileK: 16,
+        layout: 'strided',
+        prefetch: true,
+        unrollK: false,
+        vectorWidth: 4,
+        vectorReads: true,
+        asyncCopies: true,
+        doubleBuffered: true,
+        stages,
+      });
   // then the vector kernels expected fastest on NVIDIA GPUs: the 128x128 tile, strided (no bank
   // conflicts on the float4 reads of b), a read as float4s too, then b only
   for (const aVectorReads of [true, false])

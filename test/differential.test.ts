@@ -57,6 +57,7 @@ const OLDER: readonly Feature[] = [
   'doubleBuffers',
   'wideReductions',
   'temporaryLayouts',
+  'pipelineStages',
   ...LAYOUTS,
 ];
 
@@ -76,6 +77,7 @@ const BEFORE_LATER_STEPS: readonly Feature[] = [
   'doubleBuffers',
   'wideReductions',
   'temporaryLayouts',
+  'pipelineStages',
 ];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
@@ -92,6 +94,7 @@ const ISSUE_24: readonly Feature[] = [
   'doubleBuffers',
   'wideReductions',
   'temporaryLayouts',
+  'pipelineStages',
   ...LAYOUTS,
 ];
 
@@ -269,6 +272,7 @@ const AROUND_DOUBLE_BUFFERS: readonly Feature[] = [
   ...(['prioritize', 'ilp', 'unroll'] as const),
   'wideReductions',
   'temporaryLayouts',
+  'pipelineStages',
 ];
 
 test('every device: local tiles double-buffered over a loop under random chains agree with the untransformed kernel', async () => {
@@ -285,6 +289,27 @@ test('every device: local tiles double-buffered over a loop under random chains 
     assert.ok(
       results.some((r) => doubled(r) && agreedOn(r, device.name)),
       `${device.name}: no double-buffered case compared (seeds ${seeds})`,
+    );
+});
+
+test('every device: pipelines of three or four buffers, filled one to three steps ahead, under random chains agree with the untransformed kernel', async () => {
+  // the first seeds from 24000 whose chain (as each device gets it) applied doubleBuffer with stages
+  const around = AROUND_DOUBLE_BUFFERS.filter((f) => f !== 'pipelineStages');
+  const staged = (p: ReturnType<typeof planCase>) =>
+    p?.chain.steps.some((s) => s.feature === 'doubleBuffers' && s.text.includes('stages')) ?? false;
+  const seeds: number[] = [];
+  for (let seed = 24_000; seeds.length < 4 && seed < 30_000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(around).without(limitsOf(d))));
+    if (own.every(staged)) seeds.push(seed);
+  }
+  assert.is(seeds.length, 4, 'four seeds with a pipeline of several buffers');
+  const results = await sample(seeds, testDevices(), around);
+  const pipelined = (r: CaseResult) =>
+    r.chain?.steps.some((s) => s.feature === 'doubleBuffers' && s.text.includes('stages')) ?? false;
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => pipelined(r) && agreedOn(r, device.name)),
+      `${device.name}: no case with a pipeline of several buffers compared (seeds ${seeds})`,
     );
 });
 

@@ -423,14 +423,18 @@ test('every configuration of the search space builds for OpenCL, the float4 ones
   }
 });
 
-test('where the device copies asynchronously, the search tries b filled by cp.async beside a k-major a fourth (after the tuned float4 kernel and its subgroups over 4 x 8 blocks), then the float4 panels so filled, double-buffered first', () => {
+test('where the device copies asynchronously, the search tries b filled by cp.async beside a k-major a fourth (after the tuned float4 kernel and its subgroups over 4 x 8 blocks), then the float4 panels so filled, double-buffered first, then in 3 and 4 buffers', () => {
   const space = matmulSearchSpace({ asyncCopies: true });
   assert.equal(space[2], { ...FLOAT4_SGEMM, subgroupShape: { rows: 4, columns: 8 } });
   assert.ok(space[3].asyncCopies && space[3].aTransposedVectors, JSON.stringify(space[3]));
   const firstPanels = space.findIndex((c) => c.asyncCopies && !c.aTransposedVectors);
   assert.ok(space[firstPanels].doubleBuffered && space[firstPanels].vectorReads, JSON.stringify(space[firstPanels]));
   const asynchronous = space.filter((c) => c.asyncCopies);
-  assert.is(asynchronous.length, 10);
+  assert.is(asynchronous.length, 12);
+  assert.equal(
+    asynchronous.slice(-2).map((c) => c.stages),
+    [3, 4],
+  );
   // the rest is the space of a device without them, in its order
   assert.equal(
     space.filter((c) => !c.asyncCopies),

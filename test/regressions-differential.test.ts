@@ -11,6 +11,7 @@ import {
   prioritizeLoops,
   splitReductionInward,
   addPrefetch,
+  doubleBuffer,
   duplicateInames,
   fixParameters,
   globalArg,
@@ -611,6 +612,31 @@ for (const device of testDevices()) {
       warnings.filter((w) => w.startsWith('WriteRaceConditionWarning')),
       [],
     );
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a fetch double-buffered over a loop that a work-item bounds (j <= i, i on g.0) reads its own row at the next step`, async () => {
+    // differential seed 503548: the loops of the work-items (i_outer, i_inner) bound j, but were
+    // taken for loops of the fill inside j and copied at the next step, where their copies' row
+    // was one past the work-item's own (out[i, j + 1] read d[i + 1, j + 1]), with 2 buffers or 4
+    for (const stages of [2, 4]) {
+      let knl = makeKernel(
+        '{ [i, j]: 0 <= i < n and 0 <= j <= i }',
+        'out[i, j] = 2 * d[i, j]',
+        [globalArg('d', { shape: ['n', 'n'], dtype: 'int32' }), '...'],
+        { assumptions: 'n >= 1' },
+      );
+      knl = splitIname(knl, 'i', 1, { outerTag: 'g.0', innerTag: 'l.0' });
+      knl = addPrefetch(knl, 'd', [], {});
+      knl = setTemporaryAddressSpace(knl, 'd_fetch', 'local');
+      knl = doubleBuffer(knl, 'd_fetch', 'j', { stages, ahead: 1 });
+      const n = 6;
+      const d = Int32Array.from({ length: n * n }, (_, k) => k + 1);
+      const { out } = await run(knl, device, { d, n, out: new Int32Array(n * n) });
+      const expected = Array.from({ length: n * n }, (_, k) => (k % n <= Math.floor(k / n) ? 2 * (k + 1) : 0));
+      assert.equal(Array.from(out as Int32Array), expected, `${stages} buffers`);
+    }
   });
 }
 

@@ -258,7 +258,7 @@ test('what it cannot double-buffer is a LoomError saying why', () => {
     { x_dim_0: 'l.0' },
   );
   fails(() => doubleBuffer(tiledShifted, 'x_fetch', 'j_outer'), /no single affine first value \(s - 15\)/);
-  assert.throws(() => doubleBuffer(knl, 'x_fetch', 'j_outer', { stages: 3 } as never), /unknown option/);
+  assert.throws(() => doubleBuffer(knl, 'x_fetch', 'j_outer', { buffers: 3 } as never), /unknown option/);
 });
 
 test.run();

@@ -18,6 +18,15 @@ export interface AsyncCopySpelling {
   copy(bytes: number, to: string, from: string): { readonly text: string; readonly helper: Helper };
   /** The statement that waits for the work-item's copies, printed before each barrier, and its helper. */
   readonly wait: { readonly text: string; readonly helper: Helper };
+  /**
+   * Copies in groups (CUDA's `cp.async.commit_group` / `wait_group`): `commit` closes the group of
+   * the copies issued since the last, and `waitLeaving(n)` waits until at most the `n` latest groups
+   * are still in flight. Absent: every barrier waits for all copies (`wait`).
+   */
+  readonly groups?: {
+    readonly commit: { readonly text: string; readonly helper: Helper };
+    waitLeaving(groups: number): { readonly text: string; readonly helper: Helper };
+  };
   /** What a local array that copies fill is declared with, so that a 16-byte run lands aligned (`__align__(16) `). */
   readonly alignedLocal: string;
 }
@@ -103,6 +112,85 @@ export function printWideAsyncCopy(
 export function asyncWait(printer: CExpressionPrinter): string | undefined {
   const spelling = printer.dialect.asyncCopy;
   if (!spelling || printer.asyncTargets.size === 0) return undefined;
-  printer.useHelper(spelling.wait.helper);
-  return spelling.wait.text;
+  const wait =
+    printer.asyncPlan.inFlight > 0 ? spelling.groups!.waitLeaving(printer.asyncPlan.inFlight) : spelling.wait;
+  printer.useHelper(wait.helper);
+  return wait.text;
+}
+
+/** The commit after `statements` (printed together) where the plan closes a group there; undefined elsewhere. */
+export function asyncCommitAfter(statements: readonly Stmt[], printer: CExpressionPrinter): string | undefined {
+  const { commitAfter } = printer.asyncPlan;
+  if (commitAfter.size === 0 || !statements.some((s) => commitAfter.has(s))) return undefined;
+  const commit = printer.dialect.asyncCopy!.groups!.commit;
+  printer.useHelper(commit.helper);
+  return commit.text;
+}
+
+/**
+ * How a kernel's copies are grouped: after which statements a group closes, and how many of the
+ * latest groups a barrier may leave in flight (0: it waits for every copy).
+ */
+export interface AsyncPlan {
+  readonly inFlight: number;
+  readonly commitAfter: ReadonlySet<Stmt>;
+}
+
+/** No groups: every barrier waits for every copy. */
+export const WAIT_FOR_ALL: AsyncPlan = { inFlight: 0, commitAfter: new Set() };
+
+/**
+ * The groups of a pipeline's copies (`fillAhead`: filled `steps` steps ahead of their reads, each
+ * iteration of its step loops filling one step). A group closes after each run of copies directly
+ * in a step loop's body (through plain loops and conditions that hold nothing else), so that it
+ * holds one step's copies, each step has one or more, and each is committed whatever the
+ * conditions: then the latest `steps - 1` groups at a barrier are later steps', which no read
+ * before the next barrier needs. Where the code has another shape (a copy among other statements
+ * under a condition, a copy outside the step loops, copies of two pipelines), every barrier waits
+ * for all of them: slower, never wrong.
+ */
+export function asyncPlan(body: Stmt, spelling: AsyncCopySpelling | undefined): AsyncPlan {
+  if (!spelling?.groups) return WAIT_FOR_ALL;
+  const copies = statementsOfKind(body, 'assign').filter((s) => s.async);
+  const ahead = copies[0]?.ahead;
+  if (!ahead || ahead.steps < 2) return WAIT_FOR_ALL;
+  const sameAhead = (s: (typeof copies)[number]) =>
+    s.ahead?.steps === ahead.steps && s.ahead.stepLoops.join() === ahead.stepLoops.join();
+  if (!copies.every(sameAhead)) return WAIT_FOR_ALL;
+  const stepLoops = new Set(ahead.stepLoops);
+  const commitAfter = new Set<Stmt>();
+  const copyOnly = (s: Stmt): boolean => {
+    switch (s.kind) {
+      case 'assign':
+        return s.async === true;
+      case 'if':
+        return copyOnly(s.then);
+      case 'block':
+        return s.body.length > 0 && s.body.every(copyOnly);
+      case 'for':
+        return !stepLoops.has(s.iname) && copyOnly(s.body);
+      default:
+        return false;
+    }
+  };
+  const copiesIn = (s: Stmt) => statementsOfKind(s, 'assign').some((a) => a.async);
+  const flat = (s: Stmt): Stmt[] => (s.kind === 'block' ? s.body.flatMap(flat) : [s]);
+  // false where a copy is not in a run of copies directly in a step loop's body
+  const grouped = (s: Stmt, stepBody: boolean): boolean => {
+    let last: Stmt | undefined;
+    for (const x of flat(s)) {
+      if (stepBody && copyOnly(x)) {
+        last = x;
+        continue;
+      }
+      if (last) commitAfter.add(last), (last = undefined);
+      if (!copiesIn(x)) continue;
+      if (x.kind === 'for' && !grouped(x.body, stepLoops.has(x.iname))) return false;
+      if (x.kind === 'if' && !grouped(x.then, false)) return false;
+      if (x.kind !== 'for' && x.kind !== 'if') return false;
+    }
+    if (last) commitAfter.add(last);
+    return true;
+  };
+  return grouped(body, false) ? { inFlight: ahead.steps - 1, commitAfter } : WAIT_FOR_ALL;
 }

@@ -10,6 +10,7 @@
  * user functions (user-calls.ts), elements of vector arrays (vector-elements.ts) and `trace`
  * lines (trace.ts) are printed by modules of their own.
  */
+import { type AsyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
 import {
   isSubgroupFunction,
   InternalError,
@@ -73,6 +74,8 @@ export class CExpressionPrinter {
   alignedArrays = new Set<string>();
   /** The local arrays asynchronous copies fill (async-copies.ts): declared aligned, and waited for at barriers. */
   asyncTargets = new Set<string>();
+  /** How the kernel's copies are grouped and waited for (async-copies.ts): by default, all at every barrier. */
+  asyncPlan: AsyncPlan = WAIT_FOR_ALL;
   /** Some product of the program reads its factors as core matrices (`MatrixSpelling.factorsFence` at barriers). */
   coreFactors = false;
   /** The program allows `a * b + c` fused into an fma (`ProgramAst.fusedMultiplyAdd`): for `CDialect.product`. */

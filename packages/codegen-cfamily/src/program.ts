@@ -27,7 +27,7 @@ import {
 import type { CDialect, HalfStorageSpelling, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
 import { declaredElement, printStatements } from './statements.ts';
-import { asyncCopyTargets } from './async-copies.ts';
+import { asyncCopyTargets, asyncPlan } from './async-copies.ts';
 import { structDeclarations } from './structs.ts';
 
 /** How a program is printed, beyond its dialect. */
@@ -126,6 +126,7 @@ function printProgram(
   });
   const kernels = program.kernels.map((k) => {
     const printer = printerOf(k);
+    printer.asyncPlan = asyncPlan(k.body, dialect.asyncCopy);
     const { text, declaration, carvedBytes } = printKernel(k, printer);
     declarations.push(`${declaration};`);
     carvedLocalBytes.push(carvedBytes);

@@ -19,7 +19,7 @@ import { printTraceLine } from './trace.ts';
 import { accumulatesMinMax } from './unroll-guard.ts';
 import { printMatrixOp } from './matrix.ts';
 import { printWideCopy, wideCopyAt } from './wide-copies.ts';
-import { asyncWait, printAsyncCopy } from './async-copies.ts';
+import { asyncCommitAfter, asyncWait, printAsyncCopy } from './async-copies.ts';
 
 const INDENT = '  ';
 
@@ -34,11 +34,16 @@ export function printStatements(statements: readonly Stmt[], printer: CExpressio
     const wide = wideCopyAt(statements, k, printer);
     if (wide) {
       out.push(`${INDENT.repeat(depth)}${printWideCopy(statements, k, printer)}`);
+      const commit = asyncCommitAfter(statements.slice(k, k + wide), printer);
+      if (commit) out.push(`${INDENT.repeat(depth)}${commit}`);
       k += wide;
       continue;
     }
     if (!isProduct(statements[k])) {
       out.push(...printStmt(statements[k], printer, depth));
+      // a pipeline's step of copies closes its group (async-copies.ts)
+      const commit = asyncCommitAfter([statements[k]], printer);
+      if (commit) out.push(`${INDENT.repeat(depth)}${commit}`);
       k++;
       continue;
     }
@@ -241,7 +246,9 @@ function printVectorAssign(s: Extract<Stmt, { kind: 'assign' }>, printer: CExpre
  * become its body (serialized work-items put a loop around a region that holds only a comment).
  */
 function printBody(body: Stmt, printer: CExpressionPrinter, depth: number): string[] {
-  if (body.kind === 'comment') return printStmt({ kind: 'block', body: [body] }, printer, depth);
+  // a comment, or a step of copies followed by its commit, in braces
+  if (body.kind === 'comment' || printer.asyncPlan.commitAfter.has(body))
+    return printStmt({ kind: 'block', body: [body] }, printer, depth);
   // a product of tiles is a block of its own (its fragments are declared in it)
   const compound = body.kind === 'block' || (body.kind === 'matrix' && body.op.kind === 'multiply');
   return printStmt(body, printer, compound ? depth : depth + 1);

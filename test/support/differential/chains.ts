@@ -210,10 +210,17 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const loops = free.filter((n) => fills.length && fills.every((i) => i.withinInames.includes(n)));
       if (!loops.length) return undefined;
       const loop = rng.pick(loops);
+      // several buffers, filled one or more steps ahead (pipelineStages), from a stream of their own
+      // so that the chain's later draws stay those of older seeds
+      const side = sideStream(kcase.seed, 0x57a9e5);
+      const stages = features.has('pipelineStages') && side.chance(0.6) ? side.int(3, 4) : 2;
+      const options = stages > 2 ? { stages, ahead: side.int(1, stages - 1) } : {};
+      const shown = stages > 2 ? `, { stages: ${stages}, ahead: ${options.ahead} }` : '';
       if (knl.temporaries.get(tile)!.addressSpace === 'local')
-        return step(`doubleBuffer(knl, ${q(tile)}, ${q(loop)})`, (k) => doubleBuffer(k, tile, loop));
-      return step(`doubleBuffer(setTemporaryAddressSpace(knl, ${q(tile)}, 'local'), ${q(tile)}, ${q(loop)})`, (k) =>
-        doubleBuffer(setTemporaryAddressSpace(k, tile, 'local'), tile, loop),
+        return step(`doubleBuffer(knl, ${q(tile)}, ${q(loop)}${shown})`, (k) => doubleBuffer(k, tile, loop, options));
+      return step(
+        `doubleBuffer(setTemporaryAddressSpace(knl, ${q(tile)}, 'local'), ${q(tile)}, ${q(loop)}${shown})`,
+        (k) => doubleBuffer(setTemporaryAddressSpace(k, tile, 'local'), tile, loop, options),
       );
     }
     case 'chunk': {

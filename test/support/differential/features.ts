@@ -144,6 +144,9 @@ export const FEATURES = {
   // double buffers (issue 30, s10-double): drawn as steps of chains.ts
   doubleBuffers:
     'doubleBuffer of a local tile over a sequential loop all its accesses run in: two buffers filled a step ahead, one barrier a step (the barrier analysis compares the accesses of one iteration)',
+  // pipelines of several buffers (issue 30, s24): drawn with doubleBuffers, from a stream of their own
+  pipelineStages:
+    'doubleBuffer with 3 or 4 buffers, filled 1 to stages - 1 steps ahead: a prologue loop, buffers indexed (step + ahead) % stages, which the barrier analysis tells apart through the remainder',
   // temporary layouts (issue 30, s23: the core matrices wgmma reads are such a layout): drawn after a
   // chain's steps, from a stream of their own (chains.ts), so that other seeds keep their chains
   temporaryLayouts:

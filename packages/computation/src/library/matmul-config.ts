@@ -77,6 +77,13 @@ export interface MatmulConfig {
    */
   readonly doubleBuffered?: boolean;
   /**
+   * Buffers of each local panel (doubleBuffer's `stages`, 2 with doubleBuffered alone), filled
+   * `stages - 1` steps of k ahead: with asyncCopies a step's barrier waits only for the copies of the
+   * step it reads next (CUDA's `cp.async.wait_group`), the later steps' in flight. Needs
+   * doubleBuffered, and not pipelined (registers loaded ahead hold one step).
+   */
+  readonly stages?: number;
+  /**
    * The panels copied from global into local memory asynchronously (asyncCopies: CUDA's
    * `cp.async`), without passing through the work-items' registers; with doubleBuffered the next
    * step's copies land while this step computes. With vectorWidth 4 each work-item copies runs
@@ -180,6 +187,8 @@ export function configProblem(config: MatmulConfig): string | undefined {
   if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
   if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
   if (config.doubleBuffered && !config.prefetch) return 'doubleBuffered doubles the local panels: it needs prefetch';
+  if (config.stages !== undefined && (!config.doubleBuffered || config.pipelined || !(config.stages >= 2)))
+    return 'stages (2 or more) counts the buffers of doubleBuffered: it needs doubleBuffered, and not pipelined';
   if (config.asyncCopies && (!config.prefetch || config.pipelined || config.aVectorReads))
     return 'asyncCopies copies the panels straight into local memory: it needs prefetch, and neither pipelined nor aVectorReads';
   if (config.aTransposed && (!config.prefetch || config.aVectorReads))

@@ -117,7 +117,8 @@ export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: Matmul
     if (config.pipelined) knl = pipelinePrefetch(knl, 'reads:a or reads:b', 'k_outer');
     if (config.pipelined && rowRuns) knl = prioritizeRowBlocks(knl, '_next');
     //    or: two buffers a panel, the next step's filled while this one computes
-    if (config.doubleBuffered) knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer');
+    if (config.doubleBuffered)
+      knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', { stages: config.stages ?? 2 });
     //    copied without passing through registers, waited for at the step's barrier
     //    (a's k-major float4 panel is filled through registers: a copy cannot transpose)
     if (config.asyncCopies) knl = asyncCopies(knl, rowRuns ? ['b_fetch'] : ['a_fetch', 'b_fetch']);

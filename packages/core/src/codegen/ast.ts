@@ -26,7 +26,8 @@ export type Stmt =
    * `target = value`; `target` is a `var` or a one-index `subscript`. With `vector`, every lane
    * of a `vec` loop at once (vectorize.ts): `vectorIndex` says which accesses are whole vectors.
    * With `async`, a copy from global into local memory that the work-item does not wait for
-   * until its next barrier (an `asyncCopy` instruction: only targets with `asyncCopies` get one).
+   * until its next barrier (an `asyncCopy` instruction: only targets with `asyncCopies` get one);
+   * `ahead`: the instruction's `fillAhead` (a pipeline's fill, which a barrier may leave in flight).
    */
   | {
       readonly kind: 'assign';
@@ -37,6 +38,7 @@ export type Stmt =
       readonly insnId: string;
       readonly vector?: VectorLoop;
       readonly async?: true;
+      readonly ahead?: { readonly steps: number; readonly stepLoops: readonly string[] };
     }
   /**
    * `length` elements; with `vectorWidth`, an array with a `vec` axis of that many lanes (the lane

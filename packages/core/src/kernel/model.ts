@@ -199,6 +199,14 @@ export interface Instruction {
    * what it copied. CUDA issues it as `cp.async`; a target without such copies refuses it.
    */
   readonly asyncCopy?: boolean;
+  /**
+   * A fill of a pipeline's buffers `steps` (2 or more) steps of a loop ahead of their reads
+   * (`doubleBuffer` with several stages): each iteration of `stepLoops` (the rounds, the step in a
+   * round, the prologue) fills one step, so at a barrier the fills of the `steps - 1` latest steps
+   * need not have landed yet. Code generation leaves such asynchronous copies in flight that long
+   * (CUDA's `cp.async.wait_group`) where the code has that shape, and waits for all of them otherwise.
+   */
+  readonly fillAhead?: { readonly steps: number; readonly stepLoops: readonly string[] };
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
   /**

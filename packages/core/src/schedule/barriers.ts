@@ -9,6 +9,7 @@
  */
 import { MissingBarrierError } from '../errors.ts';
 import { toLinear } from '../expr/affine.ts';
+import { floorConstraints, quasiAffine, type FloorVariable } from '../codegen/quasi-affine.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { allAccesses, namesRead, soleAssignee, type Access } from '../kernel/accesses.ts';
 import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
@@ -404,16 +405,31 @@ class SyncAnalysis {
   ): boolean {
     if (first.length !== second.length) return false;
     const [da, db] = [a, b].map((i) => domainOf(this.knl, i.withinInames));
-    const known = (set: BasicSet, f: Linear | undefined) =>
-      f !== undefined && [...f.coeffs.keys()].every((n) => set.dims.includes(n) || set.params.includes(n));
     // the axes both index affinely: equal indices there are necessary for a shared element, so
     // when no pair of points has them, none shares one (a double buffer's first axis, or a
     // work-item's own row, is enough whatever the other axes' divisions and remainders)
-    const axes = first
-      .map((_, k) => [toLinear(first[k]), toLinear(second[k])] as const)
-      .filter(([f, g]) => known(da, f) && known(db, g));
-    if (axes.length === 0) return false;
-    const forms = [axes.map(([f]) => f), axes.map(([, g]) => g)];
+    const forms = first.map((_, k) => {
+      const f = indexForm(first[k], `_loom_ea${k}_`);
+      const g = indexForm(second[k], `_loom_eb${k}_`);
+      return f && g && knownIn(da, f) && knownIn(db, g) ? ([f, g] as const) : undefined;
+    });
+    const affine = forms.filter((x) => x !== undefined && !x[0].floors.length && !x[1].floors.length);
+    if (affine.length && this.apartOn(affine, da, db, distinguishing, iterations)) return true;
+    // then with the axes of one division or remainder a side too (a buffer `(parity + 2) % 3` of a
+    // three-stage pipeline); more (a core matrix's index) would cost the test more than it tells
+    const single = forms.filter((x) => x !== undefined && x[0].floors.length <= 1 && x[1].floors.length <= 1);
+    return single.length > affine.length && this.apartOn(single, da, db, distinguishing, iterations);
+  }
+
+  /** Whether no pair of points of `da` and `db` with equal indices on `axes` is apart as noElementShared asks. */
+  private apartOn(
+    axes: readonly (readonly [IndexForm, IndexForm] | undefined)[],
+    da: BasicSet,
+    db: BasicSet,
+    distinguishing: readonly string[] | 'any',
+    iterations: Iterations,
+  ): boolean {
+    const pairs = axes.filter((x) => x !== undefined);
     // the second point's inames primed, so that the two points are apart
     const other = new Map(db.dims.map((d) => [d, `${d}'`] as const));
     const renamed = [...other].reduce((set, [from, to]) => set.renameVariable(from, to), db);
@@ -422,13 +438,20 @@ class SyncAnalysis {
         [...f.coeffs].map(([n, c]) => [other.get(n) ?? n, c] as const),
         f.constant,
       );
-    const sameElement = forms[0].map((f, k) => eq(f!.sub(primed(forms[1][k]!))));
+    const floors = pairs.flatMap(([f, g]) => [
+      ...f.floors,
+      ...g.floors.map((q) => ({ ...q, numerator: primed(q.numerator) })),
+    ]);
+    const sameElement = pairs.map(([f, g]) => eq(f.lin.sub(primed(g.lin))));
     // the loops around both run the same iteration
     const inBoth = (n: string) => da.dims.includes(n) && other.has(n);
     const sameIteration = iterations.same
       .filter(inBoth)
       .map((n) => eq(Linear.variable(other.get(n)!).sub(Linear.variable(n))));
-    const both = da.intersect(renamed).addConstraints([...sameElement, ...sameIteration]);
+    const both = da
+      .intersect(renamed)
+      .addParams(floors.map((q) => q.name))
+      .addConstraints([...floorConstraints(floors), ...sameElement, ...sameIteration]);
     const apart = (n: string, sign: 1 | -1) =>
       ge(
         Linear.variable(other.get(n) ?? n)
@@ -460,4 +483,26 @@ class SyncAnalysis {
   private usesGroups(a: Instruction, b: Instruction): boolean {
     return [...a.withinInames, ...b.withinInames].some((n) => this.knl.inameTags.get(n)?.kind === 'group');
   }
+}
+
+/** An index as an affine form, with a variable for each floor division or remainder by a constant. */
+interface IndexForm {
+  readonly lin: Linear;
+  readonly floors: readonly FloorVariable[];
+}
+
+/** `e` as an IndexForm; undefined where it is not quasi-affine. */
+function indexForm(e: Expr, prefix: string): IndexForm | undefined {
+  const lin = toLinear(e);
+  if (lin) return { lin, floors: [] };
+  const q = quasiAffine(e, prefix);
+  return q && q.products.length === 0 ? { lin: q.lin, floors: q.floors } : undefined;
+}
+
+/** Every variable of the form is one of the set's, or one of its own floor variables. */
+function knownIn(set: BasicSet, form: IndexForm): boolean {
+  const own = new Set(form.floors.map((q) => q.name));
+  const known = (f: Linear) =>
+    [...f.coeffs.keys()].every((n) => own.has(n) || set.dims.includes(n) || set.params.includes(n));
+  return known(form.lin) && form.floors.every((q) => known(q.numerator));
 }

@@ -35,8 +35,8 @@
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { int, sub, subscript, variable, type Expr } from '../expr/nodes.ts';
-import { mapExpr } from '../expr/index.ts';
+import { add, binary, int, sub, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { mapExpr, toLinear } from '../expr/index.ts';
 import { floorConstraints, quasiAffine } from '../codegen/quasi-affine.ts';
 import { Linear } from '../linear.ts';
 import { eq, ge } from '../sets/index.ts';
@@ -49,14 +49,36 @@ import { checkLoadAhead, copiedLoops, loopRange, stepCopies } from './loop-steps
 import { splitIname } from './split-iname.ts';
 
 /** The options doubleBuffer reads; any other key is an error. */
-const DOUBLE_BUFFER_OPTIONS = optionKeys<DoubleBufferOptions>()(['pairIname', 'parityIname']);
+const DOUBLE_BUFFER_OPTIONS = optionKeys<DoubleBufferOptions>()([
+  'pairIname',
+  'parityIname',
+  'stages',
+  'ahead',
+  'prologueIname',
+]);
 
-/** Options of `doubleBuffer`: the names of the two loops the stepped loop is split into. */
+/** Options of `doubleBuffer`: how many buffers, how far ahead they are filled, and the names of the new loops. */
 export interface DoubleBufferOptions {
-  /** The loop over pairs of steps (default `k_pair` for `k`). */
+  /**
+   * The buffers of each temporary (default 2): a pipeline of `stages` buffers, one per step of the
+   * loop in a round of `stages` steps.
+   */
+  readonly stages?: number;
+  /**
+   * How many steps ahead of its reads a buffer is filled (default `stages - 1`, at most that). With
+   * more than one, the fills of the next `ahead - 1` steps may still be in flight at a step's
+   * barrier: a target's asynchronous copies (`asyncCopies`) are then waited for only as far as the
+   * step about to be read (CUDA's `cp.async.wait_group`). Fewer than `stages - 1` leaves a buffer
+   * that no fill is waiting on, for readers that finish after the barrier (matrix instructions
+   * left in flight).
+   */
+  readonly ahead?: number;
+  /** The loop over rounds of `stages` steps (default `k_pair` for `k`). */
   readonly pairIname?: string;
-  /** The unrolled loop over the two steps of a pair, which picks the buffer (default `k_parity` for `k`). */
+  /** The unrolled loop over the steps of a round, which picks the buffer (default `k_parity` for `k`). */
   readonly parityIname?: string;
+  /** With `ahead` > 1: the loop before `iname` that fills its first `ahead` steps (default `k_prologue`). */
+  readonly prologueIname?: string;
 }
 
 /**
@@ -88,17 +110,33 @@ export function doubleBuffer(
     throw new LoomError(
       `doubleBuffer: loop '${iname}' has slabs; split off its partial step after double buffering instead`,
     );
+  const { stages = 2 } = options;
+  if (!Number.isInteger(stages) || stages < 2)
+    throw new LoomError(`doubleBuffer: option stages must be an integer of at least 2 (the buffers), not ${stages}`);
+  const { ahead = stages - 1 } = options;
+  if (!Number.isInteger(ahead) || ahead < 1 || ahead > stages - 1)
+    throw new LoomError(
+      `doubleBuffer: option ahead must be an integer from 1 to stages - 1 = ${stages - 1} (a buffer filled ${stages} or more steps ahead would be the one being read), not ${ahead}`,
+    );
   const pair = checkName(options.pairIname ?? `${iname}_pair`, 'doubleBuffer: option pairIname');
   const parity = checkName(options.parityIname ?? `${iname}_parity`, 'doubleBuffer: option parityIname');
+  const prologue =
+    ahead > 1
+      ? checkName(options.prologueIname ?? `${iname}_prologue`, 'doubleBuffer: option prologueIname')
+      : undefined;
+  if (prologue === undefined && options.prologueIname !== undefined)
+    throw new LoomError(
+      'doubleBuffer: option prologueIname names the loop that fills the first steps when ahead > 1; with one step ahead there is none',
+    );
   const range = loopRange(knl, iname, 'doubleBuffer');
   if (!range.lower.isConstant)
     throw new LoomError(
       `doubleBuffer: loop '${iname}' starts at ${range.lower.toString()}; its first value must be a constant, which tells the buffer the first step fills`,
     );
-  const firstBuffer = ((range.lower.constant % 2) + 2) % 2;
+  const firstBuffer = ((range.lower.constant % stages) + stages) % stages;
 
   const { taken, fresh } = kernelNamer(knl);
-  for (const n of [pair, parity])
+  for (const n of [pair, parity, ...(prologue ? [prologue] : [])])
     if (taken.has(n)) throw new LoomError(`doubleBuffer: the name '${n}' is already used`);
 
   const group = fillGroup(knl, names, iname);
@@ -106,10 +144,12 @@ export function doubleBuffer(
   const nested = (i: Instruction) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname);
 
   // the fills: their first step before the loop, their next step in place of the step itself
-  const steps = stepCopies(knl, group, iname, `doubleBuffer: '${group[0].id}'`, fresh);
+  const steps = stepCopies(knl, group, iname, `doubleBuffer: '${group[0].id}'`, fresh, ahead, prologue);
   if (!steps.hasNext)
     throw new LoomError(
-      `doubleBuffer: loop '${iname}' runs one step; there is no next step to fill a second buffer for`,
+      ahead === 1
+        ? `doubleBuffer: loop '${iname}' runs one step; there is no next step to fill a second buffer for`
+        : `doubleBuffer: loop '${iname}' runs at most ${ahead} steps; there is no step ${ahead} ahead to fill a buffer for (ask for fewer ahead)`,
     );
   const ids = new Set(knl.instructions.map((i) => i.id));
   const firstIds = new Map(group.map((i) => [i.id, fresh(`${i.id}_first`)]));
@@ -157,11 +197,23 @@ export function doubleBuffer(
   ];
   let result = knl.with({ domains, instructions, ...copiedLoops(knl, copied) });
 
-  // the loop in pairs of steps; the parity picks the buffer
-  result = splitIname(result, iname, 2, { outerIname: pair, innerIname: parity, innerTag: 'unr' });
+  // the loop in rounds of `stages` steps; the step's place in its round picks the buffer
+  result = splitIname(result, iname, stages, { outerIname: pair, innerIname: parity, innerTag: 'unr' });
   result = result.with({ loopPriorities: [...result.loopPriorities, [pair, parity]] });
   const bufferOf = (insn: Instruction): Expr =>
-    firsts.has(insn.id) ? int(firstBuffer) : fills.has(insn.id) ? sub(int(1), variable(parity)) : variable(parity);
+    firsts.has(insn.id)
+      ? prologue
+        ? firstBuffer + ahead <= stages
+          ? firstBuffer
+            ? add(variable(prologue), int(firstBuffer))
+            : variable(prologue)
+          : modulo(add(variable(prologue), int(firstBuffer)), stages)
+        : int(firstBuffer)
+      : fills.has(insn.id)
+        ? stages === 2
+          ? sub(int(1), variable(parity))
+          : modulo(add(variable(parity), int(ahead)), stages)
+        : variable(parity);
   result = mapKernelExpressions(
     result,
     (e, insn) =>
@@ -176,8 +228,21 @@ export function doubleBuffer(
     { what: 'doubleBuffer', assignee: 'whole', rules: 'keep' },
   );
   const temps = new Map(result.temporaries);
-  for (const name of names) temps.set(name, withBufferAxis(temps.get(name)!));
-  return result.with({ temporaries: temps });
+  for (const name of names) temps.set(name, withBufferAxis(temps.get(name)!, stages));
+  if (ahead === 1) return result.with({ temporaries: temps });
+  // each round's step and each prologue step fills one step's buffers: code generation may leave the latest in flight
+  const fillAhead = { steps: ahead, stepLoops: [pair, parity, prologue!] };
+  return result.with({
+    temporaries: temps,
+    instructions: result.instructions.map((i) => (fills.has(i.id) || firsts.has(i.id) ? { ...i, fillAhead } : i)),
+  });
+}
+
+/** `e % divisor`, written as a constant where `e` is one (`(0 + 2) % 3` is 2). */
+function modulo(e: Expr, divisor: number): Expr {
+  const lin = toLinear(e);
+  if (lin?.isConstant) return int(((lin.constant % divisor) + divisor) % divisor);
+  return binary('%', e, int(divisor));
 }
 
 /**
@@ -243,12 +308,12 @@ function fillGroup(knl: LoopKernel, names: readonly string[], iname: string): In
   return group;
 }
 
-/** A temporary with a first axis of two buffers, the slowest: each buffer laid out as the whole was. */
-function withBufferAxis(t: TemporaryVariable): TemporaryVariable {
+/** A temporary with a first axis of `stages` buffers, the slowest: each buffer laid out as the whole was. */
+function withBufferAxis(t: TemporaryVariable, stages: number): TemporaryVariable {
   const dimTags = t.dimTags && [bufferTag(t), ...t.dimTags];
   return {
     ...t,
-    shape: [int(2), ...t.shape],
+    shape: [int(stages), ...t.shape],
     ...(dimTags ? { dimTags } : {}),
     ...(t.dimNames ? { dimNames: ['buffer', ...t.dimNames] } : {}),
   };

@@ -59,7 +59,10 @@ export interface StepCopies {
 
 /**
  * The copies of `insns` at the first and the next step of `iname`; `fresh(base)` names a new
- * iname. `what` begins the errors' messages.
+ * iname. `what` begins the errors' messages. With `ahead` > 1 (a pipeline of several buffers) the
+ * "next" step is `iname + ahead`, and the first steps are `ahead` of them, the loop's first value
+ * plus each value of a new loop `prologue` (0 to ahead - 1, bounded to the loop's steps too), whose
+ * domain is the first of `domains`.
  */
 export function stepCopies(
   knl: LoopKernel,
@@ -67,7 +70,10 @@ export function stepCopies(
   iname: string,
   what: string,
   fresh: (base: string) => string,
+  ahead = 1,
+  prologue?: string,
 ): StepCopies {
+  if (ahead > 1 && !prologue) throw new Error('stepCopies: a lookahead of several steps needs a prologue loop');
   // the loops inside `iname`: those that only instructions inside `iname` run in (a reduction
   // over `iname` runs in loops around it); a loop that bounds `iname` is around it
   const range = loopRange(knl, iname, what);
@@ -82,7 +88,9 @@ export function stepCopies(
   const nextOf = new Map(inner.map((n) => [n, fresh(`${n}_next`)]));
   const firstOf = new Map(inner.map((n) => [n, fresh(`${n}_first`)]));
 
-  const shifted = Linear.variable(iname).add(1);
+  const shifted = Linear.variable(iname).add(ahead);
+  // the first step, or the prologue's steps
+  const firstStep = ahead > 1 ? range.lower.add(Linear.variable(prologue!)) : range.lower;
   const atNextStep = range.constraints.map((c) => substituteInConstraint(c, iname, shifted));
   const hasNext = !range.set.addConstraints(atNextStep).isEmpty();
   const nextGuard = atNextStep
@@ -91,7 +99,7 @@ export function stepCopies(
   // one copied domain per home domain of the copied loops: loops of different domains (a
   // fetch's and the loops a pipelined fetch already copied) keep their own bounds, as one set
   // of all of them would be empty wherever one of them is
-  const domains: BasicSet[] = [];
+  const domains: BasicSet[] = ahead > 1 ? [prologueDomain(range, iname, firstStep, prologue!, ahead)] : [];
   const homes = new Map<number, string[]>();
   for (const n of inner) homes.set(homeDomainIndex(knl, n), [...(homes.get(homeDomainIndex(knl, n)) ?? []), n]);
   for (const loops of homes.values()) {
@@ -99,7 +107,7 @@ export function stepCopies(
     const copy = (names: ReadonlyMap<string, string>) =>
       loops.reduce((d, n) => d.renameVariable(n, names.get(n)!), around);
     if (hasNext) domains.push(atStep(copy(nextOf), iname, shifted, range));
-    const first = atStep(copy(firstOf), iname, range.lower, range);
+    const first = atStep(copy(firstOf), iname, firstStep, range);
     const stray = first.params.filter((p) => knl.inames.includes(p) && !outer.includes(p));
     if (stray.length)
       throw new LoomError(
@@ -118,10 +126,7 @@ export function stepCopies(
     new Map<string, Expr>([[iname, fromLinear(shifted)], ...[...nextOf].map(([n, c]) => [n, variable(c)] as const)]),
   );
   const atFirst = at(
-    new Map<string, Expr>([
-      [iname, fromLinear(range.lower)],
-      ...[...firstOf].map(([n, c]) => [n, variable(c)] as const),
-    ]),
+    new Map<string, Expr>([[iname, fromLinear(firstStep)], ...[...firstOf].map(([n, c]) => [n, variable(c)] as const)]),
   );
   const renamedWithin = (insn: Instruction, names: ReadonlyMap<string, string>, keepLoop: boolean) =>
     insn.withinInames.filter((n) => keepLoop || n !== iname).map((n) => names.get(n) ?? n);
@@ -138,7 +143,7 @@ export function stepCopies(
     atNext,
     atFirst,
     nextWithin: (insn) => renamedWithin(insn, nextOf, true),
-    firstWithin: (insn) => renamedWithin(insn, firstOf, false),
+    firstWithin: (insn) => [...(ahead > 1 ? [prologue!] : []), ...renamedWithin(insn, firstOf, false)],
     nextPredicates: (insn) => [...insn.predicates.map(atNext), ...(ownLoops(insn) ? [] : nextGuard)],
     firstPredicates: (insn) => insn.predicates.map(atFirst),
   };
@@ -218,8 +223,11 @@ export function constantRange(knl: LoopKernel, name: string, what: string): { mi
 /** The loop's values over the inames its bounds depend on: its first value and the constraints that bound it. */
 export function loopRange(knl: LoopKernel, iname: string, what: string): LoopRange {
   const parents: string[] = [];
-  for (const pending = [iname]; pending.length; )
-    for (const p of parentInames(knl, pending.pop()!)) if (!parents.includes(p)) parents.push(p), pending.push(p);
+  for (const pending = [iname]; pending.length; ) {
+    const n = pending.pop()!;
+    for (const p of [...parentInames(knl, n), ...boundingWorkItems(knl, n)])
+      if (p !== iname && !parents.includes(p)) parents.push(p), pending.push(p);
+  }
   const set = domainOf(knl, [iname, ...parents], false, false);
   if (set.existentials.length)
     throw new LoomError(
@@ -234,6 +242,18 @@ export function loopRange(knl: LoopKernel, iname: string, what: string): LoopRan
 }
 
 /**
+ * The work-item inames (local or group axes) that bound `iname` in its own domain (`j <= i` with `i`
+ * on g.0): those run around every loop, so they are the loop's parents as much as a parent domain's
+ * inames are, never loops inside it that a step's copy would repeat (differential seed 503548).
+ */
+function boundingWorkItems(knl: LoopKernel, iname: string): string[] {
+  const home = knl.domains[homeDomainIndex(knl, iname)];
+  const parallel = (n: string) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '');
+  const coupled = home.constraints.filter((c) => c.expr.dependsOn(iname)).flatMap((c) => c.expr.variables);
+  return [...new Set(coupled)].filter((n) => n !== iname && home.dims.includes(n) && parallel(n));
+}
+
+/**
  * The values of the loops inside the stepped one, over the loops around them (as
  * parameters): one domain for all of them, other inames their domains name projected out,
  * what the loops around imply on their own dropped.
@@ -244,6 +264,19 @@ function innerDomain(knl: LoopKernel, inner: readonly string[], around: readonly
   return set
     .moveDimsToParams(set.dims.filter((d) => !inner.includes(d)))
     .gist(aroundSet.moveDimsToParams(aroundSet.dims));
+}
+
+/** The prologue's steps: 0 <= p < ahead, where the loop has a step `first` (its first value plus p). */
+function prologueDomain(range: LoopRange, iname: string, first: Linear, prologue: string, ahead: number): BasicSet {
+  const p = Linear.variable(prologue);
+  const constraints: Constraint[] = [
+    { kind: 'ge', expr: p },
+    { kind: 'ge', expr: Linear.constant(ahead - 1).sub(p) },
+    ...range.constraints.map((c) => substituteInConstraint(c, iname, first)),
+  ];
+  const used = new Set(constraints.flatMap((c) => c.expr.variables));
+  const params = [...used].filter((v) => v !== prologue);
+  return BasicSet.fromConstraints(params, [prologue], constraints, []);
 }
 
 /** A copied domain with `iname` replaced by `at`, bounded to where `iname`'s range holds at `at`. */

@@ -70,16 +70,29 @@ export class RuleVerbs<I extends string, S extends AnySignature, C = never> exte
 
   /**
    * `doubleBuffer`: local temporaries filled one step of `iname` ahead into a second buffer, one
-   * barrier a step (`iname` becomes `${iname}_pair` and the unrolled `${iname}_parity`).
+   * barrier a step (`iname` becomes `${iname}_pair` and the unrolled `${iname}_parity`); with
+   * `stages`, that many buffers filled `ahead` steps ahead (default `stages - 1`, the first steps
+   * by a loop `${iname}_prologue`), whose asynchronous copies a barrier may leave in flight.
    * ```ts
    * kernel`...`.prefetch('a', ['i_inner', 'k_inner'], { space: 'local' }).doubleBuffer('a_fetch', 'k_outer')
+   * kernel`...`.doubleBuffer(['a_fetch', 'b_fetch'], 'k_outer', { stages: 4 }).asyncCopies(['a_fetch', 'b_fetch'])
    * ```
    */
-  doubleBuffer<const P extends string = `${I}_pair`, const Q extends string = `${I}_parity`>(
+  doubleBuffer<
+    const P extends string = `${I}_pair`,
+    const Q extends string = `${I}_parity`,
+    const R extends string = `${I}_prologue`,
+  >(
     temporaries: string | readonly string[],
     iname: I,
-    options: { readonly pairIname?: P; readonly parityIname?: Q } = {},
-  ): KernelBuilder<Exclude<I, typeof iname> | P | Q | `${I}_next` | `${I}_first`, S> {
+    options: {
+      readonly pairIname?: P;
+      readonly parityIname?: Q;
+      readonly stages?: number;
+      readonly ahead?: number;
+      readonly prologueIname?: R;
+    } = {},
+  ): KernelBuilder<Exclude<I, typeof iname> | P | Q | R | `${I}_next` | `${I}_first`, S> {
     return this.derive((k) => doubleBuffer(k, temporaries, iname, options));
   }
 
