@@ -47,6 +47,19 @@ export interface WgmmaConfig {
    * the step it is about to read, and the later steps' stay in flight.
    */
   readonly stages?: number;
+  /**
+   * Steps of k between a buffer's fill and its products (default `stages - 1`): fewer leaves the
+   * latest steps' products running across the barrier (`wgmma.wait_group` of them), since no fill
+   * before the next barrier touches their buffers.
+   */
+  readonly ahead?: number;
+  /**
+   * Each 8 consecutive work-items copy the 8 lines of one core matrix (128 consecutive bytes of
+   * local memory: no two of them in one bank), reading 16 bytes of each of 8 rows of the factor;
+   * without, consecutive work-items copy consecutive 16 bytes of a row, which land 128 bytes apart
+   * (the lines of 8 core matrices: all in the same 4 banks).
+   */
+  readonly coreOrder?: boolean;
   /** The panels copied with `cp.async` (`asyncCopies`). */
   readonly asyncCopies?: boolean;
 }
@@ -65,6 +78,13 @@ export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
   { warpgroups: 2, columns: 256, tileK: 32, doubleBuffered: true, asyncCopies: true },
   { warpgroups: 2, columns: 256, tileK: 32, stages: 4, asyncCopies: true },
   { warpgroups: 2, columns: 128, tileK: 64, stages: 4, asyncCopies: true },
+  // a step's products left running across its barrier: fills two steps ahead of four buffers
+  { warpgroups: 2, columns: 256, tileK: 32, stages: 4, ahead: 2, asyncCopies: true },
+  { warpgroups: 2, columns: 128, tileK: 64, stages: 4, ahead: 2, asyncCopies: true },
+  // the same, each core matrix copied by 8 consecutive work-items (no bank conflicts in the copies)
+  { warpgroups: 2, columns: 256, tileK: 32, stages: 4, ahead: 2, asyncCopies: true, coreOrder: true },
+  { warpgroups: 2, columns: 128, tileK: 64, stages: 4, ahead: 2, asyncCopies: true, coreOrder: true },
+  { warpgroups: 2, columns: 256, tileK: 32, stages: 4, asyncCopies: true, coreOrder: true },
 ];
 
 /** The work-items of a warpgroup. */
@@ -109,11 +129,15 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
     temporaryAddressSpace: 'local',
     fetchOuterInames: ['j_outer', 'k_outer'],
   });
-  knl = stagedIn16Bytes(knl, 'a', rows * tileK, warpgroups, lanes);
-  knl = stagedIn16Bytes(knl, 'b', tileK * columns, warpgroups, lanes);
+  const order = config.coreOrder ? 'cores' : 'rows';
+  knl = stagedIn16Bytes(knl, 'a', rows * tileK, warpgroups, lanes, order);
+  knl = stagedIn16Bytes(knl, 'b', tileK * columns, warpgroups, lanes, order);
   for (const fetch of ['a_fetch', 'b_fetch']) knl = inCoreMatrices(knl, fetch);
   if (config.doubleBuffered || config.stages) {
-    knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', { stages: config.stages ?? 2 });
+    knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', {
+      stages: config.stages ?? 2,
+      ...(config.ahead ? { ahead: config.ahead } : {}),
+    });
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
   if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
@@ -122,7 +146,8 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
 
 /**
  * A panel of `elements` halves copied 8 at a time (16 bytes, unrolled: the CUDA printer merges the 8
- * into one move): its pieces over the work-group's `lanes` x `warpgroups` work-items, the rest in sequence.
+ * into one move): its pieces over the work-group's `lanes` x `warpgroups` work-items, the rest in
+ * sequence; consecutive pieces along a row (`'rows'`), or down the 8 rows of a core matrix (`'cores'`).
  */
 function stagedIn16Bytes(
   knl: LoopKernel,
@@ -130,6 +155,7 @@ function stagedIn16Bytes(
   elements: number,
   warpgroups: number,
   lanes: number,
+  order: 'rows' | 'cores',
 ): LoopKernel {
   const pieces = elements / 8;
   const perRound = lanes * warpgroups;
@@ -142,7 +168,11 @@ function stagedIn16Bytes(
     outerIname: `${fetch}_chunk`,
     innerIname: `${fetch}_half`,
   });
-  knl = joinInames(knl, [`${fetch}_dim_0`, `${fetch}_chunk`], `${fetch}_piece`);
+  if (order === 'rows') knl = joinInames(knl, [`${fetch}_dim_0`, `${fetch}_chunk`], `${fetch}_piece`);
+  else {
+    knl = splitIname(knl, `${fetch}_dim_0`, 8, { outerIname: `${fetch}_core_row`, innerIname: `${fetch}_line` });
+    knl = joinInames(knl, [`${fetch}_core_row`, `${fetch}_chunk`, `${fetch}_line`], `${fetch}_piece`);
+  }
   knl = splitIname(knl, `${fetch}_piece`, lanes, {
     innerTag: 'l.0',
     outerIname: `${fetch}_round`,

@@ -293,16 +293,17 @@ test('every device: local tiles double-buffered over a loop under random chains 
 });
 
 test('every device: pipelines of three or four buffers, filled one to three steps ahead, under random chains agree with the untransformed kernel', async () => {
-  // the first seeds from 24000 whose chain (as each device gets it) applied doubleBuffer with stages
+  // the first four seeds from 24000 whose chain (as each device of this machine gets it) applied
+  // doubleBuffer with stages (searching for them takes a minute: they are written out, and checked)
   const around = AROUND_DOUBLE_BUFFERS.filter((f) => f !== 'pipelineStages');
   const staged = (p: ReturnType<typeof planCase>) =>
     p?.chain.steps.some((s) => s.feature === 'doubleBuffers' && s.text.includes('stages')) ?? false;
-  const seeds: number[] = [];
-  for (let seed = 24_000; seeds.length < 4 && seed < 30_000; seed++) {
-    const own = testDevices().map((d) => planCase(seed, new FeatureSet(around).without(limitsOf(d))));
-    if (own.every(staged)) seeds.push(seed);
-  }
-  assert.is(seeds.length, 4, 'four seeds with a pipeline of several buffers');
+  const seeds = [25_488, 27_074, 38_436, 42_636];
+  for (const seed of seeds)
+    assert.ok(
+      testDevices().every((d) => staged(planCase(seed, new FeatureSet(around).without(limitsOf(d))))),
+      `seed ${seed} double-buffers with stages on every device`,
+    );
   const results = await sample(seeds, testDevices(), around);
   const pipelined = (r: CaseResult) =>
     r.chain?.steps.some((s) => s.feature === 'doubleBuffers' && s.text.includes('stages')) ?? false;

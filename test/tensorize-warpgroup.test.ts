@@ -80,6 +80,54 @@ test('CUDA C: wgmma from descriptors of core matrices, a fence before every barr
   );
 });
 
+test("CUDA C: in a pipeline with a buffer to spare, a barrier leaves the latest step's products in flight", () => {
+  // four buffers filled two steps ahead: what follows a step's barrier refills the buffer of the
+  // step before it, so the step's own two runs of products (k by 32, 16 a run) may still run
+  const spare = generateCode(
+    wgmmaHgemmKernel(512, { warpgroups: 2, columns: 256, tileK: 32, stages: 4, ahead: 2, asyncCopies: true }),
+    cudaTarget(),
+  ).code;
+  const loop = spare.slice(spare.indexOf('for (int k_outer_pair'));
+  const inLoop =
+    loop.match(/wgmma\.wait_group\.sync\.aligned (\d+);\\n" ::: "memory"\);\n\s*asm volatile\("fence\.proxy/g) ?? [];
+  assert.is(inLoop.length, 4, loop);
+  assert.ok(
+    inLoop.every((w) => w.includes('aligned 2;')),
+    loop,
+  );
+  // copies: the step read next has landed, the one after it may not have
+  assert.match(loop, /loom_copy_async_wait_leaving_1\(\);\n\s*asm volatile\("wgmma\.wait_group\.sync\.aligned 2;/);
+  // before the loop (after the prologue) and at the store, every product is waited for
+  const before = spare.slice(0, spare.indexOf('for (int k_outer_pair'));
+  assert.ok(!before.includes('aligned 2;'), before);
+  assert.match(
+    loop,
+    /\{\n\s*asm volatile\("wgmma\.wait_group\.sync\.aligned 0;\\n" ::: "memory"\);\n\s*int const loom_t/,
+  );
+  // filled three steps ahead of four buffers: no buffer to spare, every barrier waits for every product
+  const full = generateCode(
+    wgmmaHgemmKernel(512, { warpgroups: 2, columns: 256, tileK: 32, stages: 4, asyncCopies: true }),
+    cudaTarget(),
+  ).code;
+  assert.not.match(full, /wgmma\.wait_group\.sync\.aligned [1-9]/);
+  assert.match(full, 'loom_copy_async_wait_leaving_2();');
+});
+
+test('CUDA C: steps of k in rounds of 3 buffers, the last round partial: its steps past the end guarded whole, the tile never cut', () => {
+  // 4096 / 64 = 64 steps: the last round of 3 has one; a product tile runs for a whole step or not at all
+  const code = generateCode(
+    wgmmaHgemmKernel(4096, { warpgroups: 2, columns: 256, tileK: 64, stages: 3, asyncCopies: true }),
+    cudaTarget(),
+  ).code;
+  const guards = code.split('\n').filter((line) => /^\s*if \(k_step <= /.test(line));
+  assert.is(guards.length, 2, code);
+  assert.ok(
+    guards.every((g) => !g.includes('k_tile')),
+    guards.join('\n'),
+  );
+  // (a cut through a tile is refused still: tensorize.test.ts, 'the domain cuts the tile')
+});
+
 /** HGEMM at 128 with one 16x16 tile a warp (WMMA), straight from global memory. */
 function oneTile(): LoopKernel {
   let knl = fixParameters(plainHgemm(), { n: 128 });
@@ -175,6 +223,10 @@ for (const device of testDevices()) {
           { warpgroups: 1, columns: 32, tileK: 32, doubleBuffered: true, asyncCopies: true },
           // two warpgroups on l.1, the block as tall as the matrix (its group loop takes one value)
           { warpgroups: 2, columns: 32, tileK: 32 },
+          // three buffers filled a step ahead (a step's products in flight across its barrier on CUDA), 8
+          // steps of k in rounds of 3 (the last round partial: its third step guarded whole),
+          // each core matrix copied by 8 consecutive work-items
+          { warpgroups: 1, columns: 32, tileK: 16, stages: 3, ahead: 1, asyncCopies: true, coreOrder: true },
         ]
       : WGMMA_CONFIGS;
     for (const config of configs) {

@@ -24,7 +24,9 @@ export interface AsyncCopySpelling {
    * are still in flight. Absent: every barrier waits for all copies (`wait`).
    */
   readonly groups?: {
+    /** The statement that closes the group of the copies issued since the last one, and its helper. */
     readonly commit: { readonly text: string; readonly helper: Helper };
+    /** The statement that waits until at most the latest `groups` groups are still in flight, and its helper. */
     waitLeaving(groups: number): { readonly text: string; readonly helper: Helper };
   };
   /** What a local array that copies fill is declared with, so that a 16-byte run lands aligned (`__align__(16) `). */

@@ -11,6 +11,7 @@
  * lines (trace.ts) are printed by modules of their own.
  */
 import { type AsyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
+import type { ProductsInFlight } from './products-in-flight.ts';
 import {
   isSubgroupFunction,
   InternalError,
@@ -76,6 +77,10 @@ export class CExpressionPrinter {
   asyncTargets = new Set<string>();
   /** How the kernel's copies are grouped and waited for (async-copies.ts): by default, all at every barrier. */
   asyncPlan: AsyncPlan = WAIT_FOR_ALL;
+  /** The loop whose barriers may leave products in flight, and how many groups (products-in-flight.ts). */
+  productsPlan: ProductsInFlight | undefined = undefined;
+  /** The groups of products the barriers being printed may leave in flight (0: none). */
+  productsInFlightHere = 0;
   /** Some product of the program reads its factors as core matrices (`MatrixSpelling.factorsFence` at barriers). */
   coreFactors = false;
   /** The program allows `a * b + c` fused into an fma (`ProgramAst.fusedMultiplyAdd`): for `CDialect.product`. */

@@ -52,10 +52,12 @@ export interface MatrixSpelling {
   /**
    * The statements printed before every barrier of a program whose products read core matrices
    * (CUDA's `wgmma`): the wait for the products still in flight, which read local memory the
-   * barrier lets others overwrite, and the fence that makes what ordinary stores wrote visible to
-   * the instructions, which read it through another path (`fence.proxy.async`); absent where none is needed.
+   * barrier lets others overwrite, but for the latest `groups` runs of them (products-in-flight.ts:
+   * a pipeline's products that read buffers nothing refills before the next barrier), and the
+   * fence that makes what ordinary stores wrote visible to the instructions, which read it through
+   * another path (`fence.proxy.async`); absent where none is needed.
    */
-  readonly factorsFence?: readonly string[];
+  factorsFence?(groups: number): readonly string[];
 }
 
 /** The lines of one matrix instruction, or of a run of products (all `multiply`, of one shape). */

@@ -28,6 +28,7 @@ import type { CDialect, HalfStorageSpelling, LocalArraySpelling } from './dialec
 import { CExpressionPrinter } from './expressions.ts';
 import { declaredElement, printStatements } from './statements.ts';
 import { asyncCopyTargets, asyncPlan } from './async-copies.ts';
+import { productsInFlight } from './products-in-flight.ts';
 import { structDeclarations } from './structs.ts';
 
 /** How a program is printed, beyond its dialect. */
@@ -127,6 +128,7 @@ function printProgram(
   const kernels = program.kernels.map((k) => {
     const printer = printerOf(k);
     printer.asyncPlan = asyncPlan(k.body, dialect.asyncCopy);
+    printer.productsPlan = dialect.matrix?.factorsFence ? productsInFlight(k.body) : undefined;
     const { text, declaration, carvedBytes } = printKernel(k, printer);
     declarations.push(`${declaration};`);
     carvedLocalBytes.push(carvedBytes);

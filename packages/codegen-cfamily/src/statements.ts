@@ -90,11 +90,13 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       const upper = printBound(s.upper, printer);
       const rolled =
         dialect.keepRolled !== undefined && accumulatesMinMax(s.body) ? [`${pad}${dialect.keepRolled}`] : [];
-      return [
-        ...rolled,
-        `${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`,
-        ...printBody(s.body, printer, depth),
-      ];
+      // the barriers of a pipeline's step loop may leave its latest products in flight
+      const inFlight = printer.productsPlan?.loop === s ? printer.productsPlan.groups : undefined;
+      const outside = printer.productsInFlightHere;
+      if (inFlight !== undefined) printer.productsInFlightHere = inFlight;
+      const body = printBody(s.body, printer, depth);
+      printer.productsInFlightHere = outside;
+      return [...rolled, `${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`, ...body];
     }
     case 'if':
       return [`${pad}if (${printer.print(s.condition)})`, ...printBody(s.then, printer, depth)];
@@ -191,7 +193,9 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       // what the work-item copied asynchronously lands before the barrier lets others read it
       const wait = asyncWait(printer);
       // and what it stored (or copied) reaches the matrix instructions that read it as core matrices
-      const fence = (printer.coreFactors ? dialect.matrix?.factorsFence : undefined) ?? [];
+      // but for the products a pipeline leaves in flight (products-in-flight.ts)
+      const fence =
+        (printer.coreFactors ? dialect.matrix?.factorsFence?.(printer.productsInFlightHere) : undefined) ?? [];
       return [
         ...(wait ? [`${pad}${wait}`] : []),
         ...fence.map((line) => `${pad}${line}`),

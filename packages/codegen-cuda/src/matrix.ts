@@ -8,7 +8,7 @@ import type { Fragment } from '@loom/core';
 import type { MatrixSpelling, PrintedProduct, PrintedTile } from '@loom/codegen-cfamily';
 import {
   WARPGROUP,
-  WARPGROUP_WAIT,
+  warpgroupWait,
   warpgroupFill,
   warpgroupFragments,
   warpgroupMultiply,
@@ -60,7 +60,7 @@ export const cudaMatrix: MatrixSpelling = {
   alignedLocal: '__align__(32) ',
   // products still in flight read the panels the barrier lets others overwrite: waited for first;
   // and shared memory written by ordinary stores or cp.async reaches wgmma's reads only past the fence
-  factorsFence: [WARPGROUP_WAIT, 'asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");'],
+  factorsFence: (groups) => [warpgroupWait(groups), 'asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");'],
 };
 
 /** A run of WMMA products: each distinct tile loaded into a fragment once, then each product added. */

@@ -25,8 +25,12 @@ import type { PrintedProduct, PrintedTile } from '@loom/codegen-cfamily';
 /** The work-items of a warpgroup, which run one instruction together. */
 export const WARPGROUP = 128;
 
+/** The wait for every group of products this warpgroup has committed but the latest `groups`. */
+export const warpgroupWait = (groups: number) =>
+  `asm volatile("wgmma.wait_group.sync.aligned ${groups};\\n" ::: "memory");`;
+
 /** The wait for every group of products this warpgroup has committed. */
-export const WARPGROUP_WAIT = 'asm volatile("wgmma.wait_group.sync.aligned 0;\\n" ::: "memory");';
+export const WARPGROUP_WAIT = warpgroupWait(0);
 
 /** The descriptor of a tile in shared memory, from its generic address and its two offsets in bytes. */
 const DESCRIPTOR = {

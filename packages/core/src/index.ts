@@ -96,6 +96,7 @@ export type {
   NoSyncScope,
   Preamble,
   InlinedCall,
+  FillAhead,
 } from './kernel/model.ts';
 export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
 export { makeEinsum, einsumSource, type EinsumSource } from './frontend/einsum.ts';

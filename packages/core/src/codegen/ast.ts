@@ -7,6 +7,7 @@
  */
 import type { DType } from '../dtypes.ts';
 import type { StructDType } from '../structs/struct-dtype.ts';
+import type { FillAhead } from '../kernel/model.ts';
 import { bool, float, int, type Call, type Expr } from '../expr/nodes.ts';
 import { isFloat } from '../dtypes.ts';
 import { InternalError } from '../errors.ts';
@@ -38,7 +39,7 @@ export type Stmt =
       readonly insnId: string;
       readonly vector?: VectorLoop;
       readonly async?: true;
-      readonly ahead?: { readonly steps: number; readonly stepLoops: readonly string[] };
+      readonly ahead?: FillAhead;
     }
   /**
    * `length` elements; with `vectorWidth`, an array with a `vec` axis of that many lanes (the lane

@@ -501,7 +501,7 @@ export class DeviceKernelBuilder {
       atomic: insn.atomic,
       insnId: insn.id,
       ...(insn.asyncCopy ? { async: true as const } : {}),
-      ...(insn.asyncCopy && insn.fillAhead ? { ahead: insn.fillAhead } : {}),
+      ...(insn.fillAhead ? { ahead: insn.fillAhead } : {}),
     };
   }
 

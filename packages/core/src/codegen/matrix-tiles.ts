@@ -12,7 +12,8 @@ import { LoomError } from '../errors.ts';
 import { int, type Expr, type Subscript } from '../expr/nodes.ts';
 import { freeVariables, fromLinear, printExpr, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
-import type { BasicSet } from '../sets/index.ts';
+import { BasicSet, type Constraint } from '../sets/index.ts';
+import { substitute as substituteInConstraint } from '../sets/constraint.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { Instruction, LoopKernel, TensorAxis } from '../kernel/model.ts';
 import { ilpRange } from '../preprocess/privatize-ilp.ts';
@@ -84,7 +85,10 @@ function tileInames(knl: LoopKernel, insn: Instruction): TileInames {
 
 /**
  * The guard of a tile instruction: the domain's conditions on the inames outside the tile. A
- * condition on a tile iname would cut the tile, which one instruction computes whole.
+ * condition on a tile iname would cut the tile, which one instruction computes whole, unless it
+ * holds for the whole tile or none of it wherever the tile is (a partial round of a pipeline's
+ * steps, `96 r + 32 s + 16 t + k < 512` for a tile of 16 along k): then it is its value at the
+ * tile's first point.
  */
 function tileGuard(knl: LoopKernel, insn: Instruction, tile: TileInames, enforced: BasicSet, where: string) {
   const domain = domainOf(knl, insn.withinInames, false, false);
@@ -98,12 +102,30 @@ function tileGuard(knl: LoopKernel, insn: Instruction, tile: TileInames, enforce
   }
   const gisted = domain.gist(context);
   const inTile = Object.values(tile).map((t) => t.iname);
-  const cut = gisted.constraints.find((c) => inTile.some((n) => c.expr.dependsOn(n)));
-  if (cut)
+  const atFirstPoint = (c: Constraint) => inTile.reduce((x, n) => substituteInConstraint(x, n, Linear.constant(0)), c);
+  const constraints = gisted.constraints.map((c) => {
+    if (!inTile.some((n) => c.expr.dependsOn(n))) return c;
+    if (c.kind === 'ge' && wholeOrNone(context, c, inTile)) return atFirstPoint(c);
     throw new LoomError(
-      `${where}: the domain cuts the tile (${cut.expr.toString()} ${cut.kind === 'eq' ? '=' : '>='} 0), which one matrix instruction computes whole; make the sizes multiples of the tile (fixParameters, or assumptions such as 'n mod 16 = 0')`,
+      `${where}: the domain cuts the tile (${c.expr.toString()} ${c.kind === 'eq' ? '=' : '>='} 0), which one matrix instruction computes whole; make the sizes multiples of the tile (fixParameters, or assumptions such as 'n mod 16 = 0')`,
     );
-  return constraintsToCondition(gisted, insn);
+  });
+  return constraintsToCondition(
+    BasicSet.fromConstraints(gisted.params, gisted.dims, constraints, gisted.existentials),
+    insn,
+  );
+}
+
+/**
+ * Whether `c` holds at every point of the tile or at none, for each value of the other inames in
+ * `context`: no two points of one tile (the tile inames primed for the second) with `c` at one and
+ * not at the other.
+ */
+function wholeOrNone(context: BasicSet, c: Constraint, inTile: readonly string[]): boolean {
+  const primed = inTile.reduce((set, n) => set.renameVariable(n, `${n}'`), context);
+  const both = inTile.reduce((set, n) => withDim(set, n), primed).intersect(context);
+  const other = inTile.reduce((x, n) => substituteInConstraint(x, n, Linear.variable(`${n}'`)), c);
+  return both.addConstraints([c, { kind: 'ge', expr: other.expr.negate().sub(1) }]).isEmpty();
 }
 
 /** Which of fill, multiply and store the instruction is. */

@@ -200,13 +200,15 @@ export interface Instruction {
    */
   readonly asyncCopy?: boolean;
   /**
-   * A fill of a pipeline's buffers `steps` (2 or more) steps of a loop ahead of their reads
-   * (`doubleBuffer` with several stages): each iteration of `stepLoops` (the rounds, the step in a
-   * round, the prologue) fills one step, so at a barrier the fills of the `steps - 1` latest steps
-   * need not have landed yet. Code generation leaves such asynchronous copies in flight that long
-   * (CUDA's `cp.async.wait_group`) where the code has that shape, and waits for all of them otherwise.
+   * A fill of a pipeline of more than two buffers (`doubleBuffer` with `stages`), `steps` steps of a
+   * loop ahead of its reads: each iteration of `stepLoops` (the rounds, the step in a round, the
+   * prologue) fills one step, so at a barrier the fills of the `steps - 1` latest steps need not
+   * have landed yet, and the reads of the latest `stages - 1 - steps` steps need not be over. Code
+   * generation leaves asynchronous copies (CUDA's `cp.async.wait_group`) and matrix products
+   * (`wgmma.wait_group`) in flight that long where the code has that shape, and waits for all of
+   * them otherwise.
    */
-  readonly fillAhead?: { readonly steps: number; readonly stepLoops: readonly string[] };
+  readonly fillAhead?: FillAhead;
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
   /**
@@ -216,6 +218,16 @@ export interface Instruction {
    * written in the kernel, and for those `inlineCallableKernel` inlined on request.
    */
   readonly inlinedFrom?: readonly InlinedCall[];
+}
+
+/** A pipeline's fill (`Instruction.fillAhead`): how far ahead of its reads, of how many buffers, by which loops' steps. */
+export interface FillAhead {
+  /** The steps between a buffer's fill and its reads (doubleBuffer's `ahead`, 2 or more). */
+  readonly steps: number;
+  /** The buffers of the pipeline (doubleBuffer's `stages`). */
+  readonly stages: number;
+  /** The loops each iteration of which fills one step: the rounds, the step in a round, the prologue. */
+  readonly stepLoops: readonly string[];
 }
 
 /** One call an instruction was inlined from (`Instruction.inlinedFrom`). */

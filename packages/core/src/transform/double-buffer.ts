@@ -229,9 +229,10 @@ export function doubleBuffer(
   );
   const temps = new Map(result.temporaries);
   for (const name of names) temps.set(name, withBufferAxis(temps.get(name)!, stages));
-  if (ahead === 1) return result.with({ temporaries: temps });
-  // each round's step and each prologue step fills one step's buffers: code generation may leave the latest in flight
-  const fillAhead = { steps: ahead, stepLoops: [pair, parity, prologue!] };
+  if (stages === 2) return result.with({ temporaries: temps });
+  // each round's step and each prologue step fills one step's buffers: code generation may leave
+  // the latest fills, and the latest reads, in flight at a barrier
+  const fillAhead = { steps: ahead, stages, stepLoops: [pair, parity, ...(prologue ? [prologue] : [])] };
   return result.with({
     temporaries: temps,
     instructions: result.instructions.map((i) => (fills.has(i.id) || firsts.has(i.id) ? { ...i, fillAhead } : i)),
