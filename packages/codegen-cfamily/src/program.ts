@@ -27,7 +27,7 @@ import {
 import type { CDialect, HalfStorageSpelling, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
 import { declaredElement, printStatements } from './statements.ts';
-import { asyncCopyTargets, asyncPlan } from './async-copies.ts';
+import { asyncCopyTargets, asyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
 import { productsInFlight } from './products-in-flight.ts';
 import { structDeclarations } from './structs.ts';
 
@@ -83,6 +83,7 @@ function printProgram(
   const functionOwners = new Map<string, string>();
   const declarations: string[] = [];
   const carvedLocalBytes: number[][] = [];
+  const calleesCopy = (program.deviceFunctions ?? []).some((f) => asyncCopyTargets(f.body).size > 0);
   const asyncTargets = new Set(
     [...program.kernels, ...(program.deviceFunctions ?? [])].flatMap((k) => [...asyncCopyTargets(k.body)]),
   );
@@ -127,7 +128,8 @@ function printProgram(
   });
   const kernels = program.kernels.map((k) => {
     const printer = printerOf(k);
-    printer.asyncPlan = asyncPlan(k.body, dialect.asyncCopy);
+    // copies a callee issues would join the kernel's groups uncounted: then every barrier waits for all
+    printer.asyncPlan = calleesCopy ? WAIT_FOR_ALL : asyncPlan(k.body, dialect.asyncCopy);
     printer.productsPlan = dialect.matrix?.factorsFence ? productsInFlight(k.body) : undefined;
     const { text, declaration, carvedBytes } = printKernel(k, printer);
     declarations.push(`${declaration};`);
