@@ -29,13 +29,7 @@ export async function runMatmulConfigCase(
   devices: readonly Device[],
 ): Promise<MatmulConfigResult> {
   const random = seeded(seed * 2654435761 + 53);
-  const drawn = drawConfig(random);
-  // two buffers made 3 or 4 (pipelineStages), from a stream of their own: older seeds keep their cases
-  const side = seeded(seed * 2654435761 + 0x57a9e5);
-  const config: MatmulConfig =
-    features.has('pipelineStages') && drawn.doubleBuffered && !drawn.pipelined && side() < 0.5
-      ? { ...drawn, stages: side() < 0.5 ? 3 : 4 }
-      : drawn;
+  const config = withStages(seed, features, drawConfig(random));
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
   const dtype = pick(['int32', 'float32'] as const);
   // sizes around the tiles: smaller, equal, a partial tile or step past them; n mostly whole float4s
@@ -47,8 +41,11 @@ export async function runMatmulConfigCase(
   const wholeTiles = config.subgroupShape !== undefined && random() < 0.8;
   const m = wholeTiles ? config.tileM * pick([1, 2]) : around(config.tileM);
   const n = wholeTiles ? config.tileN * pick([1, 2]) : float4s(around(config.tileN));
-  const k =
+  const drawnK =
     random() < (config.doubleBuffered ? 0.9 : 0.6) ? config.tileK * pick([1, 2, 3]) : float4s(around(config.tileK));
+  // a pipeline of several buffers mostly gets more steps than it fills ahead (from a stream of its own)
+  const stepsSide = seeded(seed * 2654435761 + 0x57a9e6);
+  const k = config.stages && stepsSide() < 0.85 ? config.tileK * (config.stages + Math.floor(stepsSide() * 4)) : drawnK;
   const batch = random() < 0.2 ? 2 : 0;
   const transposes = config.vectorWidth === 4 || config.aTransposed ? 0.03 : 0.15;
   const transposedA = random() < transposes;
@@ -88,6 +85,19 @@ export async function runMatmulConfigCase(
       );
   }
   return { ran, findings };
+}
+
+/** The tiling the case of `seed` draws (what runMatmulConfigCase runs), to choose seeds by. */
+export function matmulConfigOf(seed: number, features: FeatureSet): MatmulConfig {
+  return withStages(seed, features, drawConfig(seeded(seed * 2654435761 + 53)));
+}
+
+/** Two buffers made 3 or 4 (pipelineStages), from a stream of their own: older seeds keep their cases. */
+function withStages(seed: number, features: FeatureSet, drawn: MatmulConfig): MatmulConfig {
+  const side = seeded(seed * 2654435761 + 0x57a9e5);
+  return features.has('pipelineStages') && drawn.doubleBuffered && !drawn.pipelined && side() < 0.5
+    ? { ...drawn, stages: side() < 0.5 ? 3 : 4 }
+    : drawn;
 }
 
 /** A tiling `configProblem` accepts, drawn among every option of `MatmulConfig` (a few tries, else a plain one). */

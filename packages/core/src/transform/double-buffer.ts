@@ -31,6 +31,13 @@
  * copies, the next step's empty past the last one. The loop's first value must be a constant
  * (it tells which buffer the first step fills), and every access of the temporary must be
  * inside the loop.
+ *
+ * With `{ stages: s, ahead: d }` the temporary has s buffers and each step fills the one d steps on
+ * (d < s): the loop is split in rounds of s steps, step k reads buffer k % s and fills buffer
+ * (k + d) % s, and a prologue loop fills the first d steps. Still one barrier a step; the fills of
+ * the d - 1 steps after the next may be in flight at it (asynchronous copies waited for only as far
+ * as the step read next), and with d < s - 1 the reads of the latest s - 1 - d steps need not be
+ * over (matrix products left running): the fills carry `fillAhead`, which code generation reads.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
@@ -200,20 +207,17 @@ export function doubleBuffer(
   // the loop in rounds of `stages` steps; the step's place in its round picks the buffer
   result = splitIname(result, iname, stages, { outerIname: pair, innerIname: parity, innerTag: 'unr' });
   result = result.with({ loopPriorities: [...result.loopPriorities, [pair, parity]] });
+  // the buffer each instruction touches: a read its step's (its place in the round), a fill the
+  // one `ahead` steps on, a first step's fill the prologue step's (no wrap where those fit)
+  const offset = (e: Expr, by: number) => (by ? add(e, int(by)) : e);
+  const firstFill = !prologue
+    ? int(firstBuffer)
+    : firstBuffer + ahead <= stages
+      ? offset(variable(prologue), firstBuffer)
+      : modulo(offset(variable(prologue), firstBuffer), stages);
+  const nextFill = stages === 2 ? sub(int(1), variable(parity)) : modulo(offset(variable(parity), ahead), stages);
   const bufferOf = (insn: Instruction): Expr =>
-    firsts.has(insn.id)
-      ? prologue
-        ? firstBuffer + ahead <= stages
-          ? firstBuffer
-            ? add(variable(prologue), int(firstBuffer))
-            : variable(prologue)
-          : modulo(add(variable(prologue), int(firstBuffer)), stages)
-        : int(firstBuffer)
-      : fills.has(insn.id)
-        ? stages === 2
-          ? sub(int(1), variable(parity))
-          : modulo(add(variable(parity), int(ahead)), stages)
-        : variable(parity);
+    firsts.has(insn.id) ? firstFill : fills.has(insn.id) ? nextFill : variable(parity);
   result = mapKernelExpressions(
     result,
     (e, insn) =>

@@ -1,13 +1,14 @@
 /**
  * Copies of an instruction at another step of a sequential loop around it: its first step
- * (before the loop) and the next one (`iname + 1`, inside the loop). What pipelinePrefetch
+ * (before the loop) and the next one (`iname + 1`, inside the loop), or for a pipeline of several
+ * buffers its first `ahead` steps (a prologue loop before it) and the step `iname + ahead`. What pipelinePrefetch
  * (registers loaded one step ahead) and doubleBuffer (local memory filled one step ahead)
  * share: the loops of the instruction inside `iname` get copies (`x_first`, `x_next`) whose
  * domains are the original's at that step, the next step's empty past the last one (that is
  * its guard); an instruction with no loop of its own inside `iname` is guarded by the
  * bounds of `iname` at `iname + 1` instead.
  */
-import { LoomError } from '../errors.ts';
+import { InternalError, LoomError } from '../errors.ts';
 import { compare, int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { fromLinear, mapExpr, printExpr, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -73,7 +74,7 @@ export function stepCopies(
   ahead = 1,
   prologue?: string,
 ): StepCopies {
-  if (ahead > 1 && !prologue) throw new Error('stepCopies: a lookahead of several steps needs a prologue loop');
+  if (ahead > 1 && !prologue) throw new InternalError('stepCopies: a lookahead of several steps needs a prologue loop');
   // the loops inside `iname`: those that only instructions inside `iname` run in (a reduction
   // over `iname` runs in loops around it); a loop that bounds `iname` is around it
   const range = loopRange(knl, iname, what);
