@@ -192,6 +192,14 @@ export function matmulSearchSpace(
   // where the device copies asynchronously (CUDA), the fastest kernel measured on the H200 comes
   // next: float4 panels filled by 16-byte cp.async copies, two buffers of k by 16 (38.4 TFLOP/s
   // against 35.2 for the best through registers; BENCHMARKS.md, thirteenth session), then one buffer
+  const copiedPanels = {
+    layout: 'strided',
+    prefetch: true,
+    unrollK: false,
+    vectorWidth: 4,
+    vectorReads: true,
+    asyncCopies: true,
+  } as const;
   if (options.asyncCopies)
     for (const [tileK, doubleBuffered] of [
       [16, true],
@@ -199,32 +207,10 @@ export function matmulSearchSpace(
       [16, false],
     ] as const)
       for (const tile of tiles.slice(0, 3))
-        add({
-          ...tile,
-          tileK,
-          layout: 'strided',
-          prefetch: true,
-          unrollK: false,
-          vectorWidth: 4,
-          vectorReads: true,
-          asyncCopies: true,
-          ...(doubleBuffered ? { doubleBuffered } : {}),
-        });
+        add({ ...tile, tileK, ...copiedPanels, ...(doubleBuffered ? { doubleBuffered } : {}) });
   // and with three or four buffers, two or three steps' copies in flight at a barrier (not yet measured)
   if (options.asyncCopies)
-    for (const stages of [3, 4])
-      add({
-        ...tiles[0],
-        tileK: 16,
-        layout: 'strided',
-        prefetch: true,
-        unrollK: false,
-        vectorWidth: 4,
-        vectorReads: true,
-        asyncCopies: true,
-        doubleBuffered: true,
-        stages,
-      });
+    for (const stages of [3, 4]) add({ ...tiles[0], tileK: 16, ...copiedPanels, doubleBuffered: true, stages });
   // then the vector kernels expected fastest on NVIDIA GPUs: the 128x128 tile, strided (no bank
   // conflicts on the float4 reads of b), a read as float4s too, then b only
   for (const aVectorReads of [true, false])

@@ -31,7 +31,7 @@ import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { randomFloat32, testDevices } from './support/devices.ts';
-import { matvecReference, stagedMatvec } from './support/staged-matvec.ts';
+import { expectMatvec, expectSquareProduct, stagedMatvec } from './support/staged-matvec.ts';
 
 /**
  * c = a·b in 8 x 8 tiles of work-items, k in steps of 8, both panels in local memory; b's panel
@@ -221,15 +221,7 @@ for (const device of testDevices()) {
       ['double-buffered, a runtime length', doubled, 48, 37],
     ];
     for (const [what, knl, n, k] of cases) {
-      const m = randomFloat32(n * k, 5);
-      const x = randomFloat32(k, 6);
-      const expected = matvecReference(m, x, n, k);
-      const { y } = await run(knl, device, { m, x, ...(knl.arg('n') ? { n, k } : {}) });
-      for (let i = 0; i < n; i++)
-        assert.ok(
-          Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k,
-          `${what}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`,
-        );
+      await expectMatvec(device, what, knl, n, k);
     }
   });
 
@@ -239,16 +231,7 @@ for (const device of testDevices()) {
         const a = randomFloat32(n * n, 1);
         const b = randomFloat32(n * n, 2);
         const { c } = await run(fixParameters(matmul({ doubled }), { n }), device, { a, b });
-        for (let i = 0; i < n; i++)
-          for (let j = 0; j < n; j++) {
-            let expected = 0;
-            for (let k = 0; k < n; k++) expected += a[i * n + k] * b[k * n + j];
-            const got = (c as Float32Array)[i * n + j];
-            assert.ok(
-              Math.abs(got - expected) <= 1e-5 * n,
-              `${doubled ? 'double-buffered' : 'plain'}, n = ${n}: c[${i}, ${j}] = ${got}, expected ${expected}`,
-            );
-          }
+        expectSquareProduct(c as Float32Array, a, b, n, `${doubled ? 'double-buffered' : 'plain'}, n = ${n}`);
       }
   });
 }

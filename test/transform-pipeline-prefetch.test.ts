@@ -23,6 +23,7 @@ import {
 import { kernel } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
 import { randomFloat32, testDevices } from './support/devices.ts';
+import { expectMatvec } from './support/staged-matvec.ts';
 
 /** y[i] = sum(j, m[i, j]*x[j]): rows over the work-items, x staged in local memory `tile` at a time (its fetch on l.0, or in unrolled rounds of 16). */
 function matvec(tile = 16): LoopKernel {
@@ -70,15 +71,7 @@ for (const device of testDevices()) {
       ],
     ];
     for (const [what, knl, n, k] of cases) {
-      const m = randomFloat32(n * k, 5);
-      const x = randomFloat32(k, 6);
-      const expected = reference(m, x, n, k);
-      const { y } = await run(knl, device, { m, x, ...(knl.arg('n') ? { n, k } : {}) });
-      for (let i = 0; i < n; i++)
-        assert.ok(
-          Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k,
-          `${what}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`,
-        );
+      await expectMatvec(device, what, knl, n, k, reference);
     }
   });
 }

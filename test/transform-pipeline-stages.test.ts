@@ -19,7 +19,6 @@ import {
   LoomError,
   run,
   targetFacts,
-  type Device,
   type LoopKernel,
 } from '@loom/core';
 import { kernel } from '@loom/dsl';
@@ -27,7 +26,7 @@ import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { configProblem, matmulKernel, type MatmulConfig } from '../examples/matmul.ts';
 import { randomFloat32, testDevices } from './support/devices.ts';
-import { matvecReference, stagedMatvec } from './support/staged-matvec.ts';
+import { expectMatvec, expectSquareProduct, stagedMatvec } from './support/staged-matvec.ts';
 
 const openclCode = (knl: LoopKernel) => generateCode(knl, openclTarget()).code;
 const cudaCode = (knl: LoopKernel) => generateCode(knl, cudaTarget()).code;
@@ -47,28 +46,27 @@ const CASES: readonly [string, LoopKernel, number, number][] = [
   ['3 buffers, 2 ahead, a runtime length of one tile', pipelined(3), 16, 5],
 ];
 
-/** y = m·x through `knl` on `device`, against plain JavaScript. */
-async function checkMatvec(device: Device, what: string, knl: LoopKernel, n: number, k: number) {
-  const m = randomFloat32(n * k, 5);
-  const x = randomFloat32(k, 6);
-  const expected = matvecReference(m, x, n, k);
-  const { y } = await run(knl, device, { m, x, ...(knl.arg('n') ? { n, k } : {}) });
-  for (let i = 0; i < n; i++)
-    assert.ok(
-      Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k,
-      `${what}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`,
-    );
-}
+/** 32 x 32 tiles of 4 x 4 a work-item, k by 8, panels staged in local memory: the SGEMM these tests pipeline. */
+const SMALL_TILING: MatmulConfig = {
+  tileM: 32,
+  tileN: 32,
+  regM: 4,
+  regN: 4,
+  tileK: 8,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+};
 
 for (const device of testDevices()) {
   test(`${device.name}: a pipeline of 3 or 4 buffers computes what the plain fetch does`, async () => {
-    for (const [what, knl, n, k] of CASES) await checkMatvec(device, what, knl, n, k);
+    for (const [what, knl, n, k] of CASES) await expectMatvec(device, what, knl, n, k);
   });
 
   if (targetFacts(device.target).asyncCopies)
     test(`${device.name}: a pipeline of buffers filled by asynchronous copies computes what the plain fetch does`, async () => {
       for (const [what, knl, n, k] of CASES)
-        await checkMatvec(device, `${what}, copied asynchronously`, asyncCopies(knl, 'x_fetch'), n, k);
+        await expectMatvec(device, `${what}, copied asynchronously`, asyncCopies(knl, 'x_fetch'), n, k);
     });
 
   test(`${device.name}: SGEMM with float4 panels in 3 and 4 buffers (matmulKernel's stages)`, async () => {
@@ -77,14 +75,7 @@ for (const device of testDevices()) {
     const b = randomFloat32(n * n, 2);
     for (const stages of [3, 4]) {
       const config: MatmulConfig = {
-        tileM: 32,
-        tileN: 32,
-        regM: 4,
-        regN: 4,
-        tileK: 8,
-        layout: 'strided',
-        prefetch: true,
-        unrollK: false,
+        ...SMALL_TILING,
         vectorWidth: 4,
         vectorReads: true,
         doubleBuffered: true,
@@ -94,16 +85,7 @@ for (const device of testDevices()) {
       assert.is(configProblem(config), undefined);
       const knl = addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' });
       const { c } = await run(knl, device, { a, b });
-      for (let i = 0; i < n; i++)
-        for (let j = 0; j < n; j++) {
-          let expected = 0;
-          for (let k = 0; k < n; k++) expected += a[i * n + k] * b[k * n + j];
-          const got = (c as Float32Array)[i * n + j];
-          assert.ok(
-            Math.abs(got - expected) <= 1e-5 * n,
-            `${stages} stages: c[${i}, ${j}] = ${got}, expected ${expected}`,
-          );
-        }
+      expectSquareProduct(c as Float32Array, a, b, n, `${stages} stages`);
     }
   });
 }
@@ -219,16 +201,7 @@ test('what a pipeline cannot be is a LoomError saying why', () => {
     /already used/,
   );
   // matmulKernel's configuration: stages counts doubleBuffered's buffers
-  const base: MatmulConfig = {
-    tileM: 32,
-    tileN: 32,
-    regM: 4,
-    regN: 4,
-    tileK: 8,
-    layout: 'strided',
-    prefetch: true,
-    unrollK: false,
-  };
+  const base = SMALL_TILING;
   assert.match(configProblem({ ...base, stages: 3 }) ?? '', 'needs doubleBuffered');
   assert.match(configProblem({ ...base, doubleBuffered: true, pipelined: true, stages: 3 }) ?? '', 'not pipelined');
 });

@@ -1,8 +1,20 @@
 /**
  * A tiled matrix-vector product staged through local memory, the kernel the double-buffer and
- * asynchronous-copy tests transform, and its plain JavaScript reference.
+ * asynchronous-copy tests transform, and its plain JavaScript reference; the checks of a
+ * matrix-vector and a square matrix product those tests share.
  */
-import { addDtypes, addPrefetch, makeKernel, splitIname, tagInames, type LoopKernel } from '@loom/core';
+import * as assert from 'uvu/assert';
+import {
+  addDtypes,
+  addPrefetch,
+  makeKernel,
+  run,
+  splitIname,
+  tagInames,
+  type Device,
+  type LoopKernel,
+} from '@loom/core';
+import { randomFloat32 } from './devices.ts';
 
 /** y[i] = sum(j, m[i, j]*x[j]): rows over the work-items, x staged in local memory 16 at a time (`x_fetch`, filled along `j_outer`). */
 export function stagedMatvec(): LoopKernel {
@@ -21,4 +33,38 @@ export function matvecReference(m: Float32Array, x: Float32Array, n: number, k: 
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) y[i] += m[i * k + j] * x[j];
   return y;
+}
+
+/**
+ * Runs `knl` (a matrix-vector product of the n x k matrix m and x, n and k fixed in it or passed)
+ * on `device` and checks y against `reference` (default matvecReference) within 1e-5 k.
+ */
+export async function expectMatvec(
+  device: Device,
+  what: string,
+  knl: LoopKernel,
+  n: number,
+  k: number,
+  reference: (m: Float32Array, x: Float32Array, n: number, k: number) => ArrayLike<number> = matvecReference,
+): Promise<void> {
+  const m = randomFloat32(n * k, 5);
+  const x = randomFloat32(k, 6);
+  const expected = reference(m, x, n, k);
+  const { y } = await run(knl, device, { m, x, ...(knl.arg('n') ? { n, k } : {}) });
+  for (let i = 0; i < n; i++)
+    assert.ok(
+      Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k,
+      `${what}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`,
+    );
+}
+
+/** Checks c (n x n, row-major) against a·b computed in JavaScript, within 1e-5 n an element. */
+export function expectSquareProduct(c: ArrayLike<number>, a: Float32Array, b: Float32Array, n: number, what: string) {
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      let expected = 0;
+      for (let k = 0; k < n; k++) expected += a[i * n + k] * b[k * n + j];
+      const got = c[i * n + j];
+      assert.ok(Math.abs(got - expected) <= 1e-5 * n, `${what}: c[${i}, ${j}] = ${got}, expected ${expected}`);
+    }
 }
