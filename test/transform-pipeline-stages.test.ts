@@ -25,6 +25,8 @@ import { kernel } from '@loom/dsl';
 import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { configProblem, matmulKernel, type MatmulConfig } from '../examples/matmul.ts';
+import { HGEMM_CONFIGS, hgemmKernel } from '../examples/hgemm.ts';
+import { WGMMA_CONFIGS, wgmmaHgemmKernel } from '../examples/hgemm-wgmma.ts';
 import { randomFloat32, testDevices } from './support/devices.ts';
 import { expectMatvec, expectSquareProduct, stagedMatvec } from './support/staged-matvec.ts';
 
@@ -146,9 +148,7 @@ test('CUDA: one step ahead, or copies outside the pipeline, wait for every copy 
   assert.not.match(oneAhead, 'commit');
 });
 
-test('CUDA: the HGEMM and wgmma configurations of four buffers wait for two groups behind', async () => {
-  const { hgemmKernel, HGEMM_CONFIGS } = await import('../examples/hgemm.ts');
-  const { wgmmaHgemmKernel, WGMMA_CONFIGS } = await import('../examples/hgemm-wgmma.ts');
+test('CUDA: the HGEMM and wgmma configurations of four buffers wait for two groups behind', () => {
   const staged = [
     ...HGEMM_CONFIGS.filter((c) => c.stages === 4).map((c) => hgemmKernel(256, c)),
     ...WGMMA_CONFIGS.filter((c) => c.stages === 4 && !c.ahead).map((c) => wgmmaHgemmKernel(512, c)),
