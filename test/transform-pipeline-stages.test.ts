@@ -22,6 +22,7 @@ import {
   type LoopKernel,
 } from '@loom/core';
 import { kernel } from '@loom/dsl';
+import { matrixMul } from '@loom/computation';
 import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { configProblem, matmulKernel, type MatmulConfig } from '../examples/matmul.ts';
@@ -91,6 +92,40 @@ for (const device of testDevices()) {
     }
   });
 }
+
+for (const device of testDevices())
+  test(`${device.name}: a batched matrixMul double-buffers its panels inside the batch's loop, with 2, 3 and 4 buffers`, async () => {
+    // the batch's loop is around k's steps (the sum over k runs inside it): one of its iterations
+    // fills each buffer once a step (this was refused as filling an element twice a step)
+    const a = Float32Array.from({ length: 2 * 32 * 32 }, (_, i) => (i % 7) - 3);
+    const b = Float32Array.from({ length: 32 * 32 }, (_, i) => (i % 5) - 2);
+    for (const stages of [2, 3, 4]) {
+      const config: MatmulConfig = {
+        ...SMALL_TILING,
+        tileM: 16,
+        tileN: 16,
+        regM: 2,
+        regN: 2,
+        doubleBuffered: true,
+        stages,
+      };
+      const product = matrixMul(
+        { dtype: 'float32', shape: [2, 32, 32] },
+        { dtype: 'float32', shape: [32, 32] },
+        { config },
+      );
+      const compiled = await product.compile(device);
+      const { output } = (await compiled(undefined, a as never, b as never)) as { output: Float32Array };
+      for (let t = 0; t < 2; t++)
+        expectSquareProduct(
+          output.subarray(t * 1024, (t + 1) * 1024),
+          a.subarray(t * 1024, (t + 1) * 1024),
+          b,
+          32,
+          `${stages} buffers, batch ${t}`,
+        );
+    }
+  });
 
 test('the first steps are filled by a prologue loop; each step fills the buffer `ahead` steps on, with one barrier a step', () => {
   const code = openclCode(fixParameters(pipelined(3), { n: 32, k: 64 }));

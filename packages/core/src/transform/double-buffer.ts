@@ -359,7 +359,11 @@ function bufferTag(t: TemporaryVariable): DimTag {
 function fillsEachElementOnce(knl: LoopKernel, insn: Instruction, iname: string): boolean {
   const target = insn.assignees[0];
   const parallel = (n: string) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '');
-  const sequential = insn.withinInames.filter((n) => n !== iname && !parallel(n));
+  // a loop that an instruction not in `iname` runs in (a sum over `iname` included: its loops are
+  // around the sum's) is around `iname`, as a batch's loop is: one of its iterations holds every
+  // step, so it repeats no fill within a step
+  const around = (n: string) => knl.instructions.some((i) => i.withinInames.includes(n) && !i.withinInames.includes(iname));
+  const sequential = insn.withinInames.filter((n) => n !== iname && !parallel(n) && !around(n));
   if (sequential.length === 0) return true;
   // each index affine in the loops and in a variable per floor division (a float4 panel's `x // 4`, `x % 4`)
   const indices = (target.kind === 'subscript' ? target.indices : []).map((e, k) => quasiAffine(e, `_loom_fill${k}_`));
