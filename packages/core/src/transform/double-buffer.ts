@@ -362,7 +362,8 @@ function fillsEachElementOnce(knl: LoopKernel, insn: Instruction, iname: string)
   // a loop that an instruction not in `iname` runs in (a sum over `iname` included: its loops are
   // around the sum's) is around `iname`, as a batch's loop is: one of its iterations holds every
   // step, so it repeats no fill within a step
-  const around = (n: string) => knl.instructions.some((i) => i.withinInames.includes(n) && !i.withinInames.includes(iname));
+  const around = (n: string) =>
+    knl.instructions.some((i) => i.withinInames.includes(n) && !i.withinInames.includes(iname));
   const sequential = insn.withinInames.filter((n) => n !== iname && !parallel(n) && !around(n));
   if (sequential.length === 0) return true;
   // each index affine in the loops and in a variable per floor division (a float4 panel's `x // 4`, `x % 4`)
