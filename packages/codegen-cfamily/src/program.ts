@@ -130,7 +130,7 @@ function printProgram(
     const printer = printerOf(k);
     // copies a callee issues would join the kernel's groups uncounted: then every barrier waits for all
     printer.asyncPlan = calleesCopy ? WAIT_FOR_ALL : asyncPlan(k.body, dialect.asyncCopy);
-    printer.productsPlan = dialect.matrix?.factorsFence ? productsInFlight(k.body) : undefined;
+    printer.productsPlan = coreFactors && dialect.matrix?.factorsFence ? productsInFlight(k.body) : undefined;
     const { text, declaration, carvedBytes } = printKernel(k, printer);
     declarations.push(`${declaration};`);
     carvedLocalBytes.push(carvedBytes);

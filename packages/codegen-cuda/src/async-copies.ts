@@ -2,8 +2,9 @@
  * Asynchronous copies into shared memory as CUDA issues them: `cp.async` (sm_80 and later), 4 or
  * 8 bytes through L1 (`.ca`), 16 bytes past it (`.cg`), waited for with `cp.async.wait_all`
  * before each barrier, or, in a pipeline of several steps ahead, committed a step a group and
- * waited for with `cp.async.wait_group` leaving the later steps in flight. On an older GPU the same helpers copy at once, which is one of the
- * meanings an asynchronous copy may have (it is complete by the barrier either way).
+ * waited for with `cp.async.wait_group` leaving the later steps in flight. On an older GPU the
+ * same helpers copy at once, which is one of the meanings an asynchronous copy may have (it is
+ * complete by the barrier either way).
  */
 import type { AsyncCopySpelling } from '@loom/codegen-cfamily';
 
@@ -27,18 +28,6 @@ function copyHelper(bytes: number) {
   return { name, definition };
 }
 
-const WAIT = {
-  name: 'loom_copy_async_wait',
-  definition: [
-    'inline __device__ void loom_copy_async_wait()',
-    '{',
-    '#if __CUDA_ARCH__ >= 800',
-    '  asm volatile("cp.async.wait_all;\\n" ::: "memory");',
-    '#endif',
-    '}',
-  ].join('\n'),
-};
-
 /** A helper of one PTX statement about the copies, which an older GPU (copying at once) skips. */
 function ptxHelper(name: string, ptx: string) {
   const definition = [
@@ -52,6 +41,7 @@ function ptxHelper(name: string, ptx: string) {
   return { name, definition };
 }
 
+const WAIT = ptxHelper('loom_copy_async_wait', 'cp.async.wait_all;');
 const COMMIT = ptxHelper('loom_copy_async_commit', 'cp.async.commit_group;');
 
 /** `cp.async` copies and their wait, for the C printer (`CDialect.asyncCopy`). */

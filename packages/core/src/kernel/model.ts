@@ -222,7 +222,7 @@ export interface Instruction {
 
 /** A pipeline's fill (`Instruction.fillAhead`): how far ahead of its reads, of how many buffers, by which loops' steps. */
 export interface FillAhead {
-  /** The steps between a buffer's fill and its reads (doubleBuffer's `ahead`, 2 or more). */
+  /** The steps between a buffer's fill and its reads (doubleBuffer's `ahead`, 1 or more). */
   readonly steps: number;
   /** The buffers of the pipeline (doubleBuffer's `stages`). */
   readonly stages: number;

@@ -52,7 +52,7 @@ import { forEachSubscript, namesRead, namesWritten, reductionInames } from '../k
 import type { DimTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { kernelNamer } from '../kernel/rename.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
-import { checkLoadAhead, copiedLoops, loopRange, stepCopies } from './loop-steps.ts';
+import { checkLoadAhead, copiedLoops, isAround, loopRange, stepCopies } from './loop-steps.ts';
 import { splitIname } from './split-iname.ts';
 
 /** The options doubleBuffer reads; any other key is an error. */
@@ -359,12 +359,8 @@ function bufferTag(t: TemporaryVariable): DimTag {
 function fillsEachElementOnce(knl: LoopKernel, insn: Instruction, iname: string): boolean {
   const target = insn.assignees[0];
   const parallel = (n: string) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '');
-  // a loop that an instruction not in `iname` runs in (a sum over `iname` included: its loops are
-  // around the sum's) is around `iname`, as a batch's loop is: one of its iterations holds every
-  // step, so it repeats no fill within a step
-  const around = (n: string) =>
-    knl.instructions.some((i) => i.withinInames.includes(n) && !i.withinInames.includes(iname));
-  const sequential = insn.withinInames.filter((n) => n !== iname && !parallel(n) && !around(n));
+  // a loop around `iname` (a batch's loop) holds every step in one of its iterations: it repeats no fill within a step
+  const sequential = insn.withinInames.filter((n) => n !== iname && !parallel(n) && !isAround(knl, n, iname));
   if (sequential.length === 0) return true;
   // each index affine in the loops and in a variable per floor division (a float4 panel's `x // 4`, `x % 4`)
   const indices = (target.kind === 'subscript' ? target.indices : []).map((e, k) => quasiAffine(e, `_loom_fill${k}_`));

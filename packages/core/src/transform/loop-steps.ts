@@ -1,9 +1,9 @@
 /**
  * Copies of an instruction at another step of a sequential loop around it: its first step
- * (before the loop) and the next one (`iname + 1`, inside the loop), or for a pipeline of several
- * buffers its first `ahead` steps (a prologue loop before it) and the step `iname + ahead`. What pipelinePrefetch
- * (registers loaded one step ahead) and doubleBuffer (local memory filled one step ahead)
- * share: the loops of the instruction inside `iname` get copies (`x_first`, `x_next`) whose
+ * (before the loop) and the next one (`iname + 1`, inside the loop), or for a pipeline of
+ * several buffers its first `ahead` steps (a prologue loop before it) and the step `iname + ahead`.
+ * What pipelinePrefetch (registers loaded one step ahead) and doubleBuffer (local memory filled
+ * ahead) share: the loops of the instruction inside `iname` get copies (`x_first`, `x_next`) whose
  * domains are the original's at that step, the next step's empty past the last one (that is
  * its guard); an instruction with no loop of its own inside `iname` is guarded by the
  * bounds of `iname` at `iname + 1` instead.
@@ -79,12 +79,7 @@ export function stepCopies(
   // over `iname` runs in loops around it); a loop that bounds `iname` is around it
   const range = loopRange(knl, iname, what);
   const within = [...new Set(insns.flatMap((i) => i.withinInames))];
-  const inner = within.filter(
-    (n) =>
-      n !== iname &&
-      !range.parents.includes(n) &&
-      knl.instructions.every((i) => !i.withinInames.includes(n) || i.withinInames.includes(iname)),
-  );
+  const inner = within.filter((n) => n !== iname && !range.parents.includes(n) && !isAround(knl, n, iname));
   const outer = within.filter((n) => n !== iname && !inner.includes(n));
   const nextOf = new Map(inner.map((n) => [n, fresh(`${n}_next`)]));
   const firstOf = new Map(inner.map((n) => [n, fresh(`${n}_first`)]));
@@ -204,6 +199,14 @@ export function copiedLoops(
 function tidy(e: Expr): Expr {
   const lin = toLinear(e);
   return lin ? fromLinear(lin) : e;
+}
+
+/**
+ * Whether loop `n` runs around loop `iname`: some instruction runs in `n` but not in `iname` (a sum
+ * over `iname` included, whose loops are around the sum's), so `n` is not a loop inside `iname`.
+ */
+export function isAround(knl: LoopKernel, n: string, iname: string): boolean {
+  return knl.instructions.some((i) => i.withinInames.includes(n) && !i.withinInames.includes(iname));
 }
 
 /** `name`'s values over the whole kernel, which must be constants (one register, or one buffer, each). */

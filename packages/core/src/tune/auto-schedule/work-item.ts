@@ -10,6 +10,7 @@ import { toLinear } from '../../expr/affine.ts';
 import { allAccesses, namesWritten, reductionInames, type Access } from '../../kernel/accesses.ts';
 import type { LoopKernel } from '../../kernel/model.ts';
 import { Linear } from '../../linear.ts';
+import { perObject } from '../../memo.ts';
 import { ilpRange } from '../../preprocess/privatize-ilp.ts';
 import { WARP } from './warps.ts';
 
@@ -140,11 +141,10 @@ function copiesSeen(knl: LoopKernel, iname: string, shortLoops: boolean, array: 
 }
 
 /** Per kernel (immutable), each loop's trip count where constant and at most SHORT_LOOP, else 1: asked for every access. */
-const tripCounts = new WeakMap<LoopKernel, Map<string, number>>();
+const tripCounts = perObject((_: LoopKernel) => new Map<string, number>());
 
 function shortTrips(knl: LoopKernel, iname: string): number {
-  let counts = tripCounts.get(knl);
-  if (!counts) tripCounts.set(knl, (counts = new Map()));
+  const counts = tripCounts(knl);
   let trips = counts.get(iname);
   if (trips === undefined) {
     try {
