@@ -134,7 +134,9 @@ export function asyncCommitAfter(statements: readonly Stmt[], printer: CExpressi
  * latest groups a barrier may leave in flight (0: it waits for every copy).
  */
 export interface AsyncPlan {
+  /** How many of the latest groups a barrier leaves in flight (0: it waits for every copy). */
   readonly inFlight: number;
+  /** The statements after which a group is committed. */
   readonly commitAfter: ReadonlySet<Stmt>;
 }
 

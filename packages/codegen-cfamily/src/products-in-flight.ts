@@ -13,7 +13,9 @@ import { statementsOfKind, type Stmt } from '@loom/core';
 
 /** The loop whose barriers may leave products in flight, and how many groups of them. */
 export interface ProductsInFlight {
+  /** The step loop (its `for` statement) whose barriers may leave products in flight. */
   readonly loop: Stmt;
+  /** How many of the latest groups of products those barriers leave in flight. */
   readonly groups: number;
 }
 
