@@ -19,6 +19,7 @@
 import {
   addPrefetch,
   asyncCopies,
+  bulkCopies,
   doubleBuffer,
   fixParameters,
   joinInames,
@@ -62,6 +63,11 @@ export interface WgmmaConfig {
   readonly coreOrder?: boolean;
   /** The panels copied with `cp.async` (`asyncCopies`). */
   readonly asyncCopies?: boolean;
+  /**
+   * The panels copied by the tensor memory accelerator (`bulkCopies`): one request a panel a step,
+   * made by the group's first work-item, in place of every work-item's `cp.async` copies.
+   */
+  readonly bulkCopies?: boolean;
 }
 
 /** One warpgroup a 64 x 128 tile, k by 64: the probe's kernel (bench/wgmma/probe.cu) in Loom. */
@@ -85,6 +91,12 @@ export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
   { warpgroups: 2, columns: 256, tileK: 32, stages: 4, ahead: 2, asyncCopies: true, coreOrder: true },
   { warpgroups: 2, columns: 128, tileK: 64, stages: 4, ahead: 2, asyncCopies: true, coreOrder: true },
   { warpgroups: 2, columns: 256, tileK: 32, stages: 4, asyncCopies: true, coreOrder: true },
+  // the panels copied by the tensor memory accelerator, one request a panel a step
+  { warpgroups: 2, columns: 256, tileK: 32, stages: 4, bulkCopies: true },
+  { warpgroups: 2, columns: 256, tileK: 64, stages: 4, bulkCopies: true },
+  { warpgroups: 2, columns: 128, tileK: 64, stages: 4, bulkCopies: true },
+  { warpgroups: 2, columns: 256, tileK: 32, stages: 4, ahead: 2, bulkCopies: true },
+  { warpgroups: 2, columns: 256, tileK: 64, doubleBuffered: true, bulkCopies: true },
 ];
 
 /** The work-items of a warpgroup. */
@@ -140,7 +152,8 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
     });
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
-  if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
+  if (config.bulkCopies) knl = bulkCopies(knl, ['a_fetch', 'b_fetch']);
+  else if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes });
 }
 

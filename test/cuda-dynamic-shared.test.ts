@@ -1,7 +1,7 @@
 /**
  * Local memory above CUDA's 48 KiB of static shared memory: a kernel whose local arrays take more
  * has them carved out of the dynamic shared memory (one `extern __shared__` array, each at a
- * multiple of 32 bytes), the target tells the device how many bytes (`CudaExtra.carvedSharedBytes`),
+ * multiple of 128 bytes), the target tells the device how many bytes (`CudaExtra.carvedSharedBytes`),
  * and the launch opts the kernel in to them (up to 227 KiB a block on an H100). Checked on the
  * CUDA C, and on the values of an SGEMM whose two buffers of 128x32 and 32x128 panels take 65 KiB,
  * on every device: computed where the device gives a work-group that much local memory, refused
@@ -24,14 +24,14 @@ const cudaCode = (config: MatmulConfig, n: number) =>
 
 test('CUDA C: local arrays above 48 KiB are carved out of the dynamic shared memory, and the target says how much', () => {
   const { code, extra, kernels } = cudaCode(LARGE, 1024);
-  assert.match(code, 'extern __shared__ __align__(32) unsigned char loom_dynamic_shared[];');
+  assert.match(code, 'extern __shared__ __align__(128) unsigned char loom_dynamic_shared[];');
   assert.match(code, /float \*__restrict__ a_fetch = \(float \*\) \(loom_dynamic_shared \+ 0\);/);
   assert.match(
     code,
-    /float4 \*__restrict__ b_fetch = \(float4 \*\) \(loom_dynamic_shared \+ \(\(33788\) \+ 31\) \/ 32 \* 32\);/,
+    /float4 \*__restrict__ b_fetch = \(float4 \*\) \(loom_dynamic_shared \+ \(\(33788\) \+ 127\) \/ 128 \* 128\);/,
   );
   assert.not.match(code, '__shared__ float a_fetch[');
-  assert.is(extra.carvedSharedBytes[kernels[0].entryPoint], 33792 + 32768);
+  assert.is(extra.carvedSharedBytes[kernels[0].entryPoint], 33792 + 32768); // 33788 rounded up to 128 bytes
   // within 48 KiB the arrays stay static, and nothing is carved
   const small = cudaCode({ ...LARGE, tileK: 16 }, 1024);
   assert.match(small.code, /__shared__ float a_fetch\[\d+\];/);

@@ -76,7 +76,7 @@ test('test_variable_size_temporary (local): the prefetch of 4 rows is a local ar
   const cuda = generateCode(knl, cudaTarget());
   assert.match(
     cuda.code,
-    /\{\n {2}extern __shared__ __align__\(32\) unsigned char loom_dynamic_shared\[\];\n {2}float \*__restrict__ a_fetch = \(float \*\) \(loom_dynamic_shared \+ 0\);\n/,
+    /\{\n {2}extern __shared__ __align__\(128\) unsigned char loom_dynamic_shared\[\];\n {2}float \*__restrict__ a_fetch = \(float \*\) \(loom_dynamic_shared \+ 0\);\n/,
   );
   assert.equal(
     cuda.kernels[0].parameters.map((p) => p.kind),
@@ -88,7 +88,7 @@ test('test_variable_size_temporary (local): the prefetch of 4 rows is a local ar
   assert.match(wgsl, /\nvar<workgroup> a_fetch: array<f32, loopy_kernel_a_fetch_length>;\n/);
 });
 
-test("CUDA: several local arrays sized at launch are carved one after another, each at a multiple of 16 bytes, their total the launch's dynamic shared memory", () => {
+test("CUDA: several local arrays sized at launch are carved one after another, each at a multiple of 128 bytes, their total the launch's dynamic shared memory", () => {
   let knl = addDtypes(
     makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', ['twice(j) := 2*a[j]', 'out[i] = sum(j, twice(j) * b[i,j])'].join('\n')),
     { a: 'float32', b: 'float32' },
@@ -100,11 +100,11 @@ test("CUDA: several local arrays sized at launch are carved one after another, e
   const code = generateCode(knl, cudaTarget()).code;
   assert.ok(code.includes('float *__restrict__ twice_0 = (float *) (loom_dynamic_shared + 0);'), code);
   assert.ok(
-    code.includes('float *__restrict__ b_fetch = (float *) (loom_dynamic_shared + ((4 * m) + 31) / 32 * 32);'),
+    code.includes('float *__restrict__ b_fetch = (float *) (loom_dynamic_shared + ((4 * m) + 127) / 128 * 128);'),
     code,
   );
-  // the device's total: m = 5 floats take 20 bytes, rounded to 32, then 8*5 floats 160
-  assert.is(dynamicSharedBytes([4 * 5, 4 * 8 * 5]), 32 + 160);
+  // the device's total: m = 5 floats take 20 bytes, rounded to 128, then 8*5 floats 160, rounded to 256
+  assert.is(dynamicSharedBytes([4 * 5, 4 * 8 * 5]), 128 + 256);
 });
 
 for (const device of testDevices()) {

@@ -9,6 +9,7 @@
  */
 import { byteSize, LoomError, statementsOfKind, type DType, type Stmt } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
+import { bulkCommit, bulkWait } from './bulk-copies.ts';
 
 /** How a language issues asynchronous copies into local memory and waits for them (`CDialect.asyncCopy`). */
 export interface AsyncCopySpelling {
@@ -110,23 +111,35 @@ export function printWideAsyncCopy(
   return call.text;
 }
 
-/** The wait before a barrier where the kernel issues asynchronous copies; undefined where it issues none. */
-export function asyncWait(printer: CExpressionPrinter): string | undefined {
+/**
+ * The waits before a barrier where the kernel issues asynchronous copies: the language's element
+ * copies, then bulk ones (bulk-copies.ts); none where it issues none.
+ */
+export function asyncWait(printer: CExpressionPrinter): string[] {
   const spelling = printer.dialect.asyncCopy;
-  if (!spelling || printer.asyncTargets.size === 0) return undefined;
-  const wait =
-    printer.asyncPlan.inFlight > 0 ? spelling.groups!.waitLeaving(printer.asyncPlan.inFlight) : spelling.wait;
-  printer.useHelper(wait.helper);
-  return wait.text;
+  const lines: string[] = [];
+  if (spelling && printer.asyncTargets.size > 0 && (printer.elementCopies || !printer.bulkPlan)) {
+    const wait =
+      printer.asyncPlan.inFlight > 0 ? spelling.groups!.waitLeaving(printer.asyncPlan.inFlight) : spelling.wait;
+    printer.useHelper(wait.helper);
+    lines.push(wait.text);
+  }
+  return [...lines, ...bulkWait(printer)];
 }
 
-/** The commit after `statements` (printed together) where the plan closes a group there; undefined elsewhere. */
+/** The commits after `statements` (printed together) where the plan closes a group there; undefined elsewhere. */
 export function asyncCommitAfter(statements: readonly Stmt[], printer: CExpressionPrinter): string | undefined {
   const { commitAfter } = printer.asyncPlan;
   if (commitAfter.size === 0 || !statements.some((s) => commitAfter.has(s))) return undefined;
-  const commit = printer.dialect.asyncCopy!.groups!.commit;
-  printer.useHelper(commit.helper);
-  return commit.text;
+  const lines: string[] = [];
+  if (printer.elementCopies || !printer.bulkPlan) {
+    const commit = printer.dialect.asyncCopy!.groups!.commit;
+    printer.useHelper(commit.helper);
+    lines.push(commit.text);
+  }
+  const bulk = bulkCommit(printer);
+  if (bulk) lines.push(bulk);
+  return lines.join(' ');
 }
 
 /**

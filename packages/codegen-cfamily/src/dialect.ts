@@ -16,6 +16,7 @@ import type { AtomicUpdate } from './atomics.ts';
 import type { CExpressionPrinter } from './expressions.ts';
 import type { SubgroupSpelling } from './subgroups.ts';
 import type { MatrixSpelling } from './matrix.ts';
+import type { BulkCopySpelling } from './bulk-copies.ts';
 import type { AsyncCopySpelling } from './async-copies.ts';
 
 /** Where an array lives, as the printer tells a dialect (a pointer cast or a declaration needs it). */
@@ -104,6 +105,12 @@ export interface CDialect {
    * they are plain copies (core lets them through only where work-items run one after another).
    */
   readonly asyncCopy?: AsyncCopySpelling;
+  /**
+   * How a tile of asynchronous copies is moved as one bulk request and waited for (bulk-copies.ts);
+   * absent: a kernel with bulk copies is refused (core lets them through only where work-items run
+   * one after another, whose dialects print them as plain copies).
+   */
+  readonly bulkCopy?: BulkCopySpelling;
   /** How matrix instructions (tensor tiles) are spelled (matrix.ts); absent where the language has none (core refuses them first). */
   readonly matrix?: MatrixSpelling;
   /** A barrier of the work-group, for local or global memory, with its comment (already printed) or none. */

@@ -10,6 +10,7 @@
  * user functions (user-calls.ts), elements of vector arrays (vector-elements.ts) and `trace`
  * lines (trace.ts) are printed by modules of their own.
  */
+import type { BulkPlan } from './bulk-copies.ts';
 import { type AsyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
 import type { ProductsInFlight } from './products-in-flight.ts';
 import {
@@ -77,6 +78,10 @@ export class CExpressionPrinter {
   asyncTargets = new Set<string>();
   /** How the kernel's copies are grouped and waited for (async-copies.ts): by default, all at every barrier. */
   asyncPlan: AsyncPlan = WAIT_FOR_ALL;
+  /** Whether the program issues asynchronous copies that are not bulk ones (the language's element copies). */
+  elementCopies = false;
+  /** The kernel's bulk copies as requests (bulk-copies.ts); undefined where it has none. */
+  bulkPlan: BulkPlan | undefined = undefined;
   /** The loop whose barriers may leave products in flight, and how many groups (products-in-flight.ts). */
   productsPlan: ProductsInFlight | undefined = undefined;
   /** The groups of products the barriers being printed may leave in flight (0: none). */

@@ -26,3 +26,4 @@ export { C_MATH_FUNCTIONS } from './math-names.ts';
 export { cFamilyLiteral, saturatingFloatToInteger, type LiteralSpelling } from './literals.ts';
 export { printMatrixOp, type MatrixSpelling, type PrintedProduct, type PrintedTile } from './matrix.ts';
 export type { AsyncCopySpelling } from './async-copies.ts';
+export type { BulkCopySpelling, TensorMapSpec } from './bulk-copies.ts';

@@ -9,6 +9,7 @@ import {
   expr,
   structLayout,
   InternalError,
+  LoomError,
   programNames,
   renameProgram,
   statementsOf,
@@ -28,6 +29,7 @@ import type { CDialect, HalfStorageSpelling, LocalArraySpelling } from './dialec
 import { CExpressionPrinter } from './expressions.ts';
 import { declaredElement, printStatements } from './statements.ts';
 import { asyncCopyTargets, asyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
+import { bulkFrame, bulkParameters, bulkPlan, hasBulkCopies, type TensorMapSpec } from './bulk-copies.ts';
 import { productsInFlight } from './products-in-flight.ts';
 import { structDeclarations } from './structs.ts';
 
@@ -51,6 +53,11 @@ export interface CProgram {
    * the device adds to the launch's memory, before the arrays sized at launch.
    */
   readonly carvedLocalBytes: readonly (readonly number[])[];
+  /**
+   * Each kernel's tensor maps (bulk-copies.ts), in program order: parameters after the kernel's
+   * own, which the device makes at launch from the arrays they view.
+   */
+  readonly tensorMaps: readonly (readonly TensorMapSpec[])[];
 }
 
 /** How `program`'s names are spelled in `dialect` (kernel names included). */
@@ -64,15 +71,26 @@ export function printCProgram(program: ProgramAst, dialect: CDialect, options: C
   const names = dialectNames(program, dialect);
   // most programs use no reserved word: then there is nothing to rename
   const renamed = names.renamesAny ? renameProgram(program, (n) => names.of(n)) : program;
-  const { code, declarations, carvedLocalBytes } = printProgram(renamed, dialect, options);
-  return { code, entryPoints: program.kernels.map((k) => names.of(k.name)), declarations, carvedLocalBytes };
+  const { code, declarations, carvedLocalBytes, tensorMaps } = printProgram(renamed, dialect, options);
+  return {
+    code,
+    entryPoints: program.kernels.map((k) => names.of(k.name)),
+    declarations,
+    carvedLocalBytes,
+    tensorMaps,
+  };
 }
 
 function printProgram(
   program: ProgramAst,
   dialect: CDialect,
   { halfStorage }: CProgramOptions,
-): { code: string; declarations: string[]; carvedLocalBytes: number[][] } {
+): {
+  code: string;
+  declarations: string[];
+  carvedLocalBytes: number[][];
+  tensorMaps: (readonly TensorMapSpec[])[];
+} {
   const helpers = new Map<string, string>();
   const preambles = new Set<string>();
   const extensions = new Set<string>();
@@ -83,7 +101,17 @@ function printProgram(
   const functionOwners = new Map<string, string>();
   const declarations: string[] = [];
   const carvedLocalBytes: number[][] = [];
+  const tensorMaps: (readonly TensorMapSpec[])[] = [];
   const calleesCopy = (program.deviceFunctions ?? []).some((f) => asyncCopyTargets(f.body).size > 0);
+  for (const f of program.deviceFunctions ?? [])
+    if (hasBulkCopies(f.body))
+      throw new LoomError(
+        `'${f.name}' is called by another kernel and has bulk copies, whose barrier objects and tensor maps belong to the kernel that runs: fill the tile in the caller, or with asyncCopies`,
+      );
+  // element copies beside bulk ones are waited for and committed as the language does
+  const elementCopies = [...program.kernels, ...(program.deviceFunctions ?? [])].some((k) =>
+    statementsOfKind(k.body, 'assign').some((s) => s.async && !s.bulk),
+  );
   const asyncTargets = new Set(
     [...program.kernels, ...(program.deviceFunctions ?? [])].flatMap((k) => [...asyncCopyTargets(k.body)]),
   );
@@ -107,6 +135,7 @@ function printProgram(
     // a barrier waits for asynchronous copies wherever the program issues any (a callee's barrier
     // may be the one that a caller's copies wait at)
     printer.asyncTargets = asyncTargets;
+    printer.elementCopies = elementCopies;
     printer.coreFactors = coreFactors;
     return printer;
   };
@@ -131,9 +160,11 @@ function printProgram(
     // copies a callee issues would join the kernel's groups uncounted: then every barrier waits for all
     printer.asyncPlan = calleesCopy ? WAIT_FOR_ALL : asyncPlan(k.body, dialect.asyncCopy);
     printer.productsPlan = coreFactors && dialect.matrix?.factorsFence ? productsInFlight(k.body) : undefined;
+    printer.bulkPlan = bulkPlan(k, dialect.bulkCopy, printer.asyncPlan);
     const { text, declaration, carvedBytes } = printKernel(k, printer);
     declarations.push(`${declaration};`);
     carvedLocalBytes.push(carvedBytes);
+    tensorMaps.push(printer.bulkPlan?.maps ?? []);
     gather(printer, k);
     return text;
   });
@@ -164,7 +195,7 @@ function printProgram(
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
   parts.push('', ...[...functions, ...kernels].join('\n\n').split('\n'));
-  return { code: `${parts.join('\n')}\n`, declarations, carvedLocalBytes };
+  return { code: `${parts.join('\n')}\n`, declarations, carvedLocalBytes, tensorMaps };
 }
 
 /** A device function: a callee kernel's code, its parameters declared as a kernel's are. */
@@ -265,14 +296,18 @@ function printKernel(
     } else
       throw new InternalError(`local array '${l.name}' is sized at launch, which ${dialect.language} cannot declare`);
   }
+  params.push(...bulkParameters(printer));
   const declaration = dialect.kernelDeclaration(k, params);
+  const frame = bulkFrame(printer);
   const body = printStatements(statementsOf(k.body), printer, 1);
   const text = [
     declaration,
     '{',
     ...(carved.length ? dialect.localArrayPrologue!(carved).map((line) => `  ${line}`) : []),
     ...(printer.images.size ? dialect.images!.prologue.map((line) => `  ${line}`) : []),
+    ...frame.first.map((line) => `  ${line}`),
     ...body,
+    ...frame.last.map((line) => `  ${line}`),
     '}',
   ].join('\n');
   return { text, declaration, carvedBytes: carvedConstant.map((a) => a.bytes) };

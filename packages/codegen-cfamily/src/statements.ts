@@ -20,6 +20,7 @@ import { accumulatesMinMax } from './unroll-guard.ts';
 import { printMatrixOp } from './matrix.ts';
 import { printWideCopy, wideCopyAt } from './wide-copies.ts';
 import { asyncCommitAfter, asyncWait, printAsyncCopy } from './async-copies.ts';
+import { printBulkIssue } from './bulk-copies.ts';
 
 const INDENT = '  ';
 
@@ -31,6 +32,15 @@ const INDENT = '  ';
 export function printStatements(statements: readonly Stmt[], printer: CExpressionPrinter, depth: number): string[] {
   const out: string[] = [];
   for (let k = 0; k < statements.length; ) {
+    // a nest of bulk copies: one request (bulk-copies.ts)
+    const bulk = printer.bulkPlan?.issues.get(statements[k]);
+    if (bulk) {
+      out.push(`${INDENT.repeat(depth)}${printBulkIssue(bulk, printer)}`);
+      const commit = asyncCommitAfter(statements.slice(k, k + bulk.length), printer);
+      if (commit) out.push(`${INDENT.repeat(depth)}${commit}`);
+      k += bulk.length;
+      continue;
+    }
     const wide = wideCopyAt(statements, k, printer);
     if (wide) {
       out.push(`${INDENT.repeat(depth)}${printWideCopy(statements, k, printer)}`);
@@ -82,6 +92,8 @@ function printMatrixOps(run: readonly Extract<Stmt, { kind: 'matrix' }>[], print
 export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): string[] {
   const pad = INDENT.repeat(depth);
   const { dialect } = printer;
+  // a loop's or guard's body that is a nest of bulk copies
+  if (printer.bulkPlan?.issues.has(s)) return printStatements([s], printer, depth);
   switch (s.kind) {
     case 'block':
       return [`${pad}{`, ...printStatements(s.body, printer, depth + 1), `${pad}}`];
@@ -162,11 +174,13 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
       // a tile matrix instructions load, or one asynchronous copies fill 16 bytes at a time, starts aligned
       const aligned =
-        s.matrixOperand && dialect.matrix
-          ? dialect.matrix.alignedLocal
-          : printer.asyncTargets.has(s.name) && dialect.asyncCopy && s.addressSpace === 'local'
-            ? dialect.asyncCopy.alignedLocal
-            : '';
+        printer.bulkPlan?.issues && [...printer.bulkPlan.issues.values()].some((i) => i.local === s.name)
+          ? dialect.bulkCopy!.alignedLocal
+          : s.matrixOperand && dialect.matrix
+            ? dialect.matrix.alignedLocal
+            : printer.asyncTargets.has(s.name) && dialect.asyncCopy && s.addressSpace === 'local'
+              ? dialect.asyncCopy.alignedLocal
+              : '';
       // carved out of the launch's memory (program.ts), at an offset aligned for any element and tile
       if (printer.carvedLocals.has(s.name)) {
         printer.alignedArrays.add(s.name);
@@ -197,7 +211,7 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       const fence =
         (printer.coreFactors ? dialect.matrix?.factorsFence?.(printer.productsInFlightHere) : undefined) ?? [];
       return [
-        ...(wait ? [`${pad}${wait}`] : []),
+        ...wait.map((line) => `${pad}${line}`),
         ...fence.map((line) => `${pad}${line}`),
         `${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`,
       ];

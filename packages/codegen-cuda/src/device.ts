@@ -32,6 +32,7 @@ import type { CudaDeviceInfo } from './runtime/info.ts';
 import type { CudaModule } from './runtime/module.ts';
 import { dynamicSharedBytes } from './shared-memory.ts';
 import { cudaTarget, type CudaExtra } from './target.ts';
+import type { TensorMapSpec } from '@loom/codegen-cfamily';
 
 /** The options cudaDevice reads; any other key is an error. */
 const CUDA_DEVICE_OPTIONS = optionKeys<CudaContextOptions>()(['bufferPoolBytes', 'cacheSize', 'device']);
@@ -95,8 +96,12 @@ class NvidiaDevice implements CudaDevice {
       ...(options.buildOptions ?? []),
     ]);
     this.#carvedSharedBytes.set(module, code.extra.carvedSharedBytes);
+    this.#tensorMaps.set(module, code.extra.tensorMaps ?? {});
     return module;
   }
+
+  /** Each module's kernels' tensor maps (`CudaExtra.tensorMaps`), by entry point. */
+  readonly #tensorMaps = new WeakMap<CudaModule, CudaExtra['tensorMaps']>();
 
   /** Each module's kernels' local arrays carved out of the dynamic shared memory (`CudaExtra`), by entry point. */
   readonly #carvedSharedBytes = new WeakMap<CudaModule, Readonly<Record<string, number>>>();
@@ -138,7 +143,8 @@ class NvidiaDevice implements CudaDevice {
     // after the arrays of constant size carved out of it (those of a kernel above 48 KiB)
     const carved = this.#carvedSharedBytes.get(compiled)?.[kernel.entryPoint] ?? 0;
     const shared = carved + dynamicSharedBytes(args.flatMap((a) => (a.kind === 'local' ? [a.byteLength] : [])));
-    const translated = kernelArguments(args);
+    const maps = this.#tensorMaps.get(compiled)?.[kernel.entryPoint] ?? [];
+    const translated = maps.length ? withTensorMaps(this.context, kernel, args, maps) : kernelArguments(args);
     return () => this.context.launch(compiled, kernel.entryPoint, translated, groupCount, block, shared);
   }
 
@@ -182,6 +188,32 @@ const translate = (args: readonly LaunchArgument[]): readonly CudaKernelArgument
     }),
   );
 /**
+ * The arguments of a kernel with bulk copies: its own, then each tensor map, encoded from the
+ * buffer of the array it views (kept with a frozen argument list, as its translation is).
+ */
+function withTensorMaps(
+  context: CudaContext,
+  kernel: DeviceKernel,
+  args: readonly LaunchArgument[],
+  maps: readonly TensorMapSpec[],
+): readonly CudaKernelArgument[] {
+  const kept = Object.isFrozen(args) ? encodedMaps(args).get(kernel.entryPoint) : undefined;
+  if (kept) return kept;
+  const encoded = maps.map((m): CudaKernelArgument => {
+    const array = args[m.param];
+    const use = `kernel '${kernel.name}': the bulk copies from '${kernel.parameters[m.param]?.name ?? m.param}'`;
+    if (array?.kind !== 'buffer') throw new LoomError(`${use}: expected a buffer argument there`);
+    return { kind: 'bytes', bytes: context.encodeTensorMap(array.buffer as CudaBuffer, m, use) };
+  });
+  const all = Object.freeze([...kernelArguments(args), ...encoded]);
+  if (isImmutableArguments(args)) encodedMaps(args).set(kernel.entryPoint, all);
+  return all;
+}
+
+/** A frozen argument list's arguments with tensor maps, by entry point. */
+const encodedMaps = perObject((_args: readonly LaunchArgument[]) => new Map<string, readonly CudaKernelArgument[]>());
+
+/**
  * A value argument as the kernel's parameter takes it: a float16 or bfloat16 is computed in float
  * (half-storage.ts, bfloat16-storage.ts), so its parameter is the float of its value.
  */
@@ -220,8 +252,12 @@ function cudaLimits(info: CudaDeviceInfo): DeviceLimits {
  * any other GPU, or where NVRTC does not compile for sm_90, before anything runs.
  */
 function architectureSpecific(extra: CudaExtra, info: CudaDeviceInfo, options: readonly string[]): string[] {
-  if (!extra.hopperOnly) return [];
   const [major, minor] = info.computeCapability;
+  if (Object.values(extra.tensorMaps ?? {}).some((maps) => maps.length > 0) && major < 9)
+    throw new LoomError(
+      `the program's bulk copies are requests of the tensor memory accelerator, which GPUs of compute capability 9.0 and later have; ${info.name} is ${major}.${minor} (fill the tiles with asyncCopies there)`,
+    );
+  if (!extra.hopperOnly) return [];
   if (major !== 9 || minor !== 0)
     throw new LoomError(
       `the program's tensor tiles are Hopper's warpgroup instructions (wgmma, 64-row tiles of 128 work-items), which only GPUs of compute capability 9.0 have; ${info.name} is ${major}.${minor} (use WMMA's 16x16x16 tiles of 32 lanes there)`,

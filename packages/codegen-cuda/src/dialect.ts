@@ -8,6 +8,7 @@
  */
 import { cudaMatrix } from './matrix.ts';
 import { cudaAsyncCopy } from './async-copies.ts';
+import { cudaBulkCopy } from './bulk-copies.ts';
 import { constantLocalSize, LoomError, type DType } from '@loom/core';
 import {
   KEEP_ROLLED,
@@ -91,6 +92,8 @@ export const cudaDialect: CDialect = {
   },
   matrix: cudaMatrix,
   asyncCopy: cudaAsyncCopy,
+  // tiles of copies moved by the tensor memory accelerator (bulk-copies.ts: sm_90)
+  bulkCopy: cudaBulkCopy,
   wideCopy: (to, toIndex, from, fromIndex) =>
     `*(uint4 *) (${to} + (${toIndex})) = *(uint4 const *) (${from} + (${fromIndex}));`,
   // a block-wide barrier that also orders the block's global memory accesses: OpenCL's

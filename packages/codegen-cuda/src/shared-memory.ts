@@ -7,8 +7,8 @@
  * than 48 KiB. Both sides round the same way, here.
  */
 
-/** Where each carved array starts: a multiple of 32 bytes, enough for any element (double4) and for WMMA's tile loads. */
-export const DYNAMIC_SHARED_ALIGNMENT = 32;
+/** Where each carved array starts: a multiple of 128 bytes, enough for any element (double4), WMMA's tile loads and bulk copies. */
+export const DYNAMIC_SHARED_ALIGNMENT = 128;
 
 /** The bytes of `__shared__` arrays a kernel may declare with constant sizes: 48 KiB on every GPU CUDA runs. */
 export const STATIC_SHARED_BYTES = 48 * 1024;

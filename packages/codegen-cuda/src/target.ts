@@ -21,7 +21,7 @@ import {
   type Target,
   type TargetOutput,
 } from '@loom/core';
-import { printCProgram } from '@loom/codegen-cfamily';
+import { printCProgram, type TensorMapSpec } from '@loom/codegen-cfamily';
 import { cudaDialect } from './dialect.ts';
 import { dynamicSharedBytes } from './shared-memory.ts';
 import { WARPGROUP } from './warpgroup-matrix.ts';
@@ -39,6 +39,12 @@ export interface CudaExtra {
    * compiles for sm_90a and runs on GPUs of compute capability 9.0 only.
    */
   readonly hopperOnly: boolean;
+  /**
+   * Each kernel's tensor maps, by entry point (bulk copies: codegen-cfamily's bulk-copies.ts):
+   * parameters after the kernel's own, which the device encodes at launch from the arrays they view;
+   * a kernel with any runs on GPUs of compute capability 9.0 and later.
+   */
+  readonly tensorMaps: Readonly<Record<string, readonly TensorMapSpec[]>>;
 }
 
 /** The lane counts of CUDA's vector types that every element type has (`float2`..`float4`, `double2`..`double4`). */
@@ -67,6 +73,8 @@ export function cudaTarget(): Target<CudaExtra> {
     occupancyHints: true,
     // global-to-shared copies issued as cp.async, waited for before each barrier (async-copies.ts)
     asyncCopies: true,
+    // a tile of them as one request of the tensor memory accelerator (bulk-copies.ts; sm_90, refused by the device elsewhere)
+    bulkCopies: true,
     // CUDA's own code: a plain C preamble would need __device__ on each function
     functionDialects: cudaDialect.functionDialects,
     // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)
@@ -102,7 +110,7 @@ export function generateCuda(program: ProgramAst): string {
 
 function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
   // the C printer in CUDA's dialect (dialect.ts); float16 is always stored as __half and computed in float
-  const { code, entryPoints, declarations, carvedLocalBytes } = printCProgram(program, cudaDialect, {
+  const { code, entryPoints, declarations, carvedLocalBytes, tensorMaps } = printCProgram(program, cudaDialect, {
     halfStorage: true,
   });
   const carvedSharedBytes = Object.fromEntries(
@@ -111,5 +119,14 @@ function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
   const hopperOnly = [...program.kernels, ...(program.deviceFunctions ?? [])].some((k) =>
     statementsOfKind(k.body, 'matrix').some((s) => s.op.accumulator.lanes === WARPGROUP),
   );
-  return { code, entryPoints, declarations, extra: { carvedSharedBytes, hopperOnly } };
+  return {
+    code,
+    entryPoints,
+    declarations,
+    extra: {
+      carvedSharedBytes,
+      hopperOnly,
+      tensorMaps: Object.fromEntries(entryPoints.map((name, k) => [name, tensorMaps[k] ?? []])),
+    },
+  };
 }

@@ -220,6 +220,7 @@ export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { pipelinePrefetch, type PipelinePrefetchOptions } from './transform/pipeline-prefetch.ts';
 export { doubleBuffer, type DoubleBufferOptions } from './transform/double-buffer.ts';
 export { asyncCopies, asyncCopyProblem } from './transform/async-copies.ts';
+export { bulkCopies } from './transform/bulk-copies.ts';
 export { tensorize, type TensorTile, type TensorizeOptions } from './transform/tensorize.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';

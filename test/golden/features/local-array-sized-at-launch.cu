@@ -3,7 +3,7 @@
 
 extern "C" __global__ void __launch_bounds__(4) loopy_kernel(float const *__restrict__ a, int const n, float *__restrict__ out)
 {
-  extern __shared__ __align__(32) unsigned char loom_dynamic_shared[];
+  extern __shared__ __align__(128) unsigned char loom_dynamic_shared[];
   float *__restrict__ a_fetch = (float *) (loom_dynamic_shared + 0);
   float acc_j;
   if (4 * bIdx(x) <= n - tIdx(x) - 1)

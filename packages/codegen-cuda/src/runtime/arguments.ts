@@ -16,10 +16,12 @@ export type CudaKernelArgument =
   /** A `T *` parameter. */
   | { kind: 'buffer'; buffer: CudaBuffer }
   /** A by-value parameter (`int n`, `float alpha`); bool travels as one byte, float16 as `__half`'s bits. */
-  | { kind: 'scalar'; dtype: DType; value: number | bigint };
+  | { kind: 'scalar'; dtype: DType; value: number | bigint }
+  /** A by-value structure, as its bytes: a tensor map (128 bytes) for bulk copies. */
+  | { kind: 'bytes'; bytes: Uint8Array };
 
-/** Every Loom value fits one slot: device pointers, int64 and double are the widest, 8 bytes. */
-const SLOT = 8;
+/** Every parameter fits one slot: a tensor map, the widest, is 128 bytes (64-byte aligned). */
+const SLOT = 128;
 
 /** A frozen scalar argument's bytes, encoded once (`run` passes the same frozen arguments launch after launch). */
 const frozenScalarBytes = perObject((arg: { dtype: DType; value: number | bigint }) =>
@@ -58,16 +60,28 @@ export class ParameterArena {
         if (!(arg.buffer instanceof CudaBuffer))
           throw new LoomError(`${where}: expected a CudaBuffer from createBuffer`);
         this.#view.setBigUint64(offset, arg.buffer.handleFor(context, where), true);
-        size = SLOT;
+        size = 8;
+      } else if (arg?.kind === 'bytes') {
+        if (!(arg.bytes instanceof Uint8Array) || arg.bytes.length > SLOT)
+          throw new LoomError(`${where}: expected at most ${SLOT} bytes of a structure`);
+        this.#bytes.set(arg.bytes, offset);
+        size = arg.bytes.length;
       } else if (arg?.kind === 'scalar') {
         const bytes = Object.isFrozen(arg) ? scalarOf(arg, where) : scalarBytes(arg.dtype, arg.value, where);
         this.#bytes.set(bytes, offset);
         size = byteSize(arg.dtype);
       } else {
-        throw new LoomError(`${where}: expected { kind: 'buffer' | 'scalar', ... }, got ${JSON.stringify(arg)}`);
+        throw new LoomError(
+          `${where}: expected { kind: 'buffer' | 'scalar' | 'bytes', ... }, got ${JSON.stringify(arg)}`,
+        );
       }
       if (sizes && sizes[k] !== size) {
-        const what = arg.kind === 'buffer' ? 'a buffer (an 8-byte pointer)' : `a ${arg.dtype} scalar of ${size} bytes`;
+        const what =
+          arg.kind === 'buffer'
+            ? 'a buffer (an 8-byte pointer)'
+            : arg.kind === 'bytes'
+              ? `a structure of ${size} bytes`
+              : `a ${arg.dtype} scalar of ${size} bytes`;
         throw new LoomError(
           `${where}: ${what}, but the kernel's parameter ${k} takes ${sizes[k]} bytes; does the kernel declare that type here?`,
         );

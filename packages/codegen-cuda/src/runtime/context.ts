@@ -23,6 +23,15 @@ import {
 } from '@loom/core';
 import { ParameterArena, type CudaKernelArgument } from './arguments.ts';
 import { CudaBuffer } from './buffer.ts';
+
+/** A view of a buffer for bulk copies (`encodeTensorMap`): its axes, the first contiguous. */
+export interface TensorMapView {
+  readonly elementBytes: number;
+  readonly axes: readonly { readonly stride: number; readonly box: number; readonly extent: number | undefined }[];
+}
+
+/** The tensor map's data type by element bytes: unsigned integers of that width (a copy moves bits). */
+const TENSOR_MAP_TYPES: Readonly<Record<number, number>> = { 1: 0, 2: 1, 4: 2, 8: 4 };
 import { compileImage } from './compile.ts';
 import * as CU from './constants.ts';
 import { loadDriver, type DriverApi, type Handle } from './driver.ts';
@@ -225,6 +234,50 @@ export class CudaContext {
     this.#api.cuCtxSynchronize();
     this.#api.cuModuleUnload(module);
   };
+
+  // --- tensor maps ----------------------------------------------------------------------------
+
+  /**
+   * A tensor map (CUtensorMap's 128 bytes) viewing `buffer` as the axes of `view` (the first
+   * contiguous; strides in elements; the last axis's extent, where absent, as many of its strides
+   * as the buffer holds), read in boxes of `box` elements along each axis, without swizzling; what
+   * a kernel's bulk copies take as a parameter. A LoomError where the driver has no tensor maps
+   * (before CUDA 12) or refuses the view.
+   */
+  encodeTensorMap(buffer: CudaBuffer, view: TensorMapView, use: string): Uint8Array {
+    this.#makeCurrent();
+    const encode = this.#api.cuTensorMapEncodeTiled;
+    if (!encode) throw new LoomError(`${use}: this CUDA driver has no tensor maps (cuTensorMapEncodeTiled, CUDA 12)`);
+    const address = pointerOf(this, buffer, use);
+    const { elementBytes, axes } = view;
+    const elements = Math.floor(buffer.byteLength / elementBytes);
+    const extents = axes.map((a) => a.extent ?? Math.floor(elements / a.stride));
+    if (extents.some((e) => e < 1))
+      throw new LoomError(`${use}: the buffer of ${buffer.byteLength} bytes is too small for the tile its copies read`);
+    const dataType = TENSOR_MAP_TYPES[elementBytes];
+    if (dataType === undefined) throw new LoomError(`${use}: no tensor map moves elements of ${elementBytes} bytes`);
+    const map = new Uint8Array(128);
+    this.#check(
+      'cuTensorMapEncodeTiled',
+      encode(
+        map,
+        dataType,
+        axes.length,
+        address,
+        BigUint64Array.from(extents, (e) => BigInt(e)),
+        BigUint64Array.from(axes.slice(1), (a) => BigInt(a.stride * elementBytes)),
+        Uint32Array.from(axes, (a) => a.box),
+        Uint32Array.from(axes, () => 1),
+        0, // no interleaving
+        0, // no swizzling: the box lands in local memory as the tile is laid out
+        2, // L2 promotion of 128 bytes
+        0, // zeros past the extents
+      ),
+      () =>
+        `${use}: ${axes.length} axes of ${axes.map((a, i) => `${a.box} of ${extents[i]} elements, ${a.stride} apart`).join('; ')}`,
+    );
+    return map;
+  }
 
   // --- buffers --------------------------------------------------------------------------------
 

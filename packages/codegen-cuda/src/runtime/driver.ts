@@ -60,6 +60,26 @@ export interface DriverApi {
     extra: null,
   ): number;
 
+  /**
+   * CUDA 12 and later: a tensor map (128 bytes into `map`) viewing `rank` axes of global memory
+   * from `address` (axis 0 contiguous; `strides`: axes 1 and on, in bytes), read by the tensor
+   * memory accelerator in boxes of `box` elements; optional, since only bulk copies need it.
+   */
+  cuTensorMapEncodeTiled?(
+    map: Uint8Array,
+    dataType: number,
+    rank: number,
+    address: bigint,
+    dims: BigUint64Array,
+    strides: BigUint64Array,
+    box: Uint32Array,
+    elementStrides: Uint32Array,
+    interleave: number,
+    swizzle: number,
+    l2Promotion: number,
+    outOfBoundsFill: number,
+  ): number;
+
   cuEventCreate(event: BigUint64Array, flags: number): number;
   cuEventRecord(event: Handle, stream: null): number;
   cuEventSynchronize(event: Handle): number;
@@ -100,6 +120,10 @@ const PROTOTYPES: Record<keyof DriverApi, string> = {
     'CUresult cuLaunchKernel(CUfunction fn, unsigned int gridX, unsigned int gridY, unsigned int gridZ, ' +
     'unsigned int blockX, unsigned int blockY, unsigned int blockZ, unsigned int sharedBytes, CUstream stream, void *parameters, void *extra)',
 
+  cuTensorMapEncodeTiled:
+    'CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned int rank, CUdeviceptr address, const void *dims, ' +
+    'const void *strides, const void *box, const void *elementStrides, int interleave, int swizzle, int l2Promotion, int outOfBoundsFill)',
+
   cuEventCreate: 'CUresult cuEventCreate(void *event, unsigned int flags)',
   cuEventRecord: 'CUresult cuEventRecord(CUevent event, CUstream stream)',
   cuEventSynchronize: 'CUresult cuEventSynchronize(CUevent event)',
@@ -111,7 +135,7 @@ const PROTOTYPES: Record<keyof DriverApi, string> = {
 };
 
 /** Functions an older driver may lack without CUDA being unusable. */
-const OPTIONAL = new Set<keyof DriverApi>(['cuFuncGetParamInfo']);
+const OPTIONAL = new Set<keyof DriverApi>(['cuFuncGetParamInfo', 'cuTensorMapEncodeTiled']);
 
 /** What loading gives: the bound API with koffi (to read the strings it returns), or why not. */
 export type DriverLoad =

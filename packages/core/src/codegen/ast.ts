@@ -29,6 +29,8 @@ export type Stmt =
    * With `async`, a copy from global into local memory that the work-item does not wait for
    * until its next barrier (an `asyncCopy` instruction: only targets with `asyncCopies` get one);
    * `ahead`: the instruction's `fillAhead` (a pipeline's fill, which a barrier may leave in flight).
+   * With `bulk` (and `async`): an element of a tile the target moves whole, as one bulk transfer
+   * (a `bulkCopy` instruction: only targets with `bulkCopies` get one).
    */
   | {
       readonly kind: 'assign';
@@ -39,6 +41,7 @@ export type Stmt =
       readonly insnId: string;
       readonly vector?: VectorLoop;
       readonly async?: true;
+      readonly bulk?: true;
       readonly ahead?: FillAhead;
     }
   /**

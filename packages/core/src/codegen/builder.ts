@@ -501,6 +501,7 @@ export class DeviceKernelBuilder {
       atomic: insn.atomic,
       insnId: insn.id,
       ...(insn.asyncCopy ? { async: true as const } : {}),
+      ...(insn.asyncCopy && insn.bulkCopy ? { bulk: true as const } : {}),
       ...(insn.fillAhead ? { ahead: insn.fillAhead } : {}),
     };
   }

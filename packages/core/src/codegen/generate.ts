@@ -272,6 +272,11 @@ function checkAsyncCopies(knl: LoopKernel, target: Target | undefined, facts: Ta
         `instruction '${insn.id}' is an asynchronous copy, which ${targetPhrase(target)} cannot issue (CUDA can, as cp.async); generate the kernel without asyncCopies here`,
         insn.span,
       );
+    if (insn.bulkCopy && !facts.bulkCopies)
+      throw new LoomError(
+        `instruction '${insn.id}' is a bulk copy, which ${targetPhrase(target)} cannot issue (CUDA can on sm_90, with the tensor memory accelerator); fill the tile with asyncCopies here`,
+        insn.span,
+      );
   }
 }
 

@@ -39,6 +39,8 @@ export interface TargetFacts {
   readonly occupancyHints: boolean;
   /** Whether it issues asynchronous copies into local memory (or completes them at once: sequential work-items). */
   readonly asyncCopies: boolean;
+  /** Whether it moves a tile of asynchronous copies as one bulk transfer (or completes them at once: sequential work-items). */
+  readonly bulkCopies: boolean;
   /** The keys of a user function's implementations it reads, most specific first. */
   readonly functionDialects: readonly FunctionDialect[];
   /** The dtypes an `{atomic}` update may have. */
@@ -109,6 +111,7 @@ function readFacts(target: Target): TargetFacts {
     matrixInstructions: target.matrixInstructions ?? { refused: 'it has no matrix instructions' },
     occupancyHints: target.occupancyHints ?? false,
     asyncCopies: target.asyncCopies ?? sequentialWorkItems,
+    bulkCopies: target.bulkCopies ?? sequentialWorkItems,
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
     cInstructions: target.cInstructions ?? false,

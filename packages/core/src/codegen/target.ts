@@ -109,6 +109,12 @@ export interface Target<Extra = unknown> {
    */
   readonly asyncCopies?: boolean;
   /**
+   * Whether the target moves a tile of asynchronous copies as one bulk transfer (`bulkCopies`, a
+   * `{bulk}` instruction: CUDA's `cp.async.bulk.tensor` on sm_90). Default: only where work-items
+   * run one after another (the copies completed at once); elsewhere a kernel with one is refused.
+   */
+  readonly bulkCopies?: boolean;
+  /**
    * Which of a user function's implementations (`defineFunction`'s keys) this target reads,
    * most specific first: OpenCL's own code, say, before the C code it shares with CUDA and C.
    * Default none: a call of a user function is then an error.

@@ -200,6 +200,12 @@ export function parseAttributes(inner: string, at: (from: number, length: number
           throw new LoomError(`attribute 'async' takes no value, got '${value}'`, at(partStart, item.length));
         attrs.asyncCopy = true;
         break;
+      case 'bulk':
+        // an asynchronous copy of one element of a tile moved whole (transform/bulk-copies.ts)
+        if (eq >= 0) throw new LoomError(`attribute 'bulk' takes no value, got '${value}'`, at(partStart, item.length));
+        attrs.asyncCopy = true;
+        attrs.bulkCopy = true;
+        break;
       case 'mem_kind':
         needsValue();
         if (value !== 'local' && value !== 'global')

@@ -296,6 +296,7 @@ function makeKernelFrom(
     atomic: p.atomic,
     ...(p.atomicInit ? { atomicInit: true } : {}),
     ...(p.asyncCopy ? { asyncCopy: true } : {}),
+    ...(p.bulkCopy ? { bulkCopy: true } : {}),
     ...(p.cCode ? { cCode: p.cCode } : {}),
     span: p.span,
   }));

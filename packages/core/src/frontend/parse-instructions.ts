@@ -64,6 +64,8 @@ export interface ParsedInstruction {
   readonly atomicInit?: boolean;
   /** `async`: a copy into local memory that completes by the next barrier. */
   readonly asyncCopy?: boolean;
+  /** `bulk`: with `asyncCopy`, an element of a tile moved whole (transform/bulk-copies.ts). */
+  readonly bulkCopy?: boolean;
   readonly barrierScope?: 'global' | 'local';
   readonly memKind?: 'global' | 'local';
   /** Where the text said it; absent for an instruction built from nodes (instruction-specs.ts). */
@@ -277,7 +279,7 @@ function checkWithAttributes(attributes: Attributes, span: SourceSpan): void {
     attributes.dup.length > 0 && 'dup',
     (attributes.nosync.length > 0 || (attributes.nosyncQueries?.length ?? 0) > 0) && 'nosync',
     attributes.atomic && 'atomic',
-    attributes.asyncCopy && 'async',
+    attributes.asyncCopy && (attributes.bulkCopy ? 'bulk' : 'async'),
     attributes.memKind !== undefined && 'mem_kind',
     attributes.inames?.additive && 'inames=+',
   ].filter((x): x is string => typeof x === 'string');

@@ -200,6 +200,13 @@ export interface Instruction {
    */
   readonly asyncCopy?: boolean;
   /**
+   * With `asyncCopy`: the copy is one element of a tile that the target moves whole, as one bulk
+   * transfer a step issued by one work-item (`bulk` in the instruction's options, or
+   * `bulkCopies`: CUDA's tensor memory accelerator, `cp.async.bulk.tensor`). Its meaning is the
+   * asynchronous copy's; a target that issues asynchronous copies but no bulk ones refuses it.
+   */
+  readonly bulkCopy?: boolean;
+  /**
    * A fill of a pipeline of more than two buffers (`doubleBuffer` with `stages`), `steps` steps of a
    * loop ahead of its reads: each iteration of `stepLoops` (the rounds, the step in a round, the
    * prologue) fills one step, so at a barrier the fills of the `steps - 1` latest steps need not

@@ -135,7 +135,7 @@ export function printInstruction(
   if (insn.tags.length) attrs.push(`tags=${insn.tags.join(':')}`);
   if (insn.atomic) attrs.push(insn.atomicInit ? 'atomic=init' : 'atomic');
   if (insn.memKind) attrs.push(`mem_kind=${insn.memKind}`);
-  if (insn.asyncCopy) attrs.push('async');
+  if (insn.asyncCopy) attrs.push(insn.bulkCopy ? 'bulk' : 'async');
   const pred = insn.predicates.length ? `if (${insn.predicates.map(printExpr).join(' and ')}) ` : '';
   let body: string;
   if (insn.kind === 'barrier') body = `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;

@@ -35,31 +35,40 @@ import type { Instruction, LoopKernel } from '../kernel/model.ts';
  * @param temporaries local temporaries, by name, list or wildcard (`'*_fetch'`)
  */
 export function asyncCopies(knl: LoopKernel, temporaries: string | readonly string[]): LoopKernel {
+  const copies = copyInstructions(knl, temporaries, 'asyncCopies');
+  return knl.with({
+    instructions: knl.instructions.map((i) => (copies.has(i.id) ? { ...i, asyncCopy: true } : i)),
+  });
+}
+
+/**
+ * The ids of the instructions that write the local `temporaries`, each checked to be a copy that
+ * can complete asynchronously; `verb` names the transformation in its errors.
+ */
+export function copyInstructions(knl: LoopKernel, temporaries: string | readonly string[], verb: string): Set<string> {
   const patterns = nameList(temporaries);
-  if (patterns.length === 0) throw new LoomError('asyncCopies: no temporary named');
+  if (patterns.length === 0) throw new LoomError(`${verb}: no temporary named`);
   const known = [...knl.temporaries.keys()];
   const chosen = new Set<string>();
   for (const pattern of patterns) {
     const matched = matchIds(pattern, known);
     if (matched.length === 0)
       throw new LoomError(
-        `asyncCopies: ${knl.arg(pattern) ? `'${pattern}' is an argument, not a temporary` : `no temporary matches '${pattern}'`} (temporaries: ${known.join(', ') || 'none'})`,
+        `${verb}: ${knl.arg(pattern) ? `'${pattern}' is an argument, not a temporary` : `no temporary matches '${pattern}'`} (temporaries: ${known.join(', ') || 'none'})`,
       );
     for (const m of matched) chosen.add(m);
   }
   const copies = new Set<string>();
   for (const name of chosen) {
     const writers = knl.instructions.filter((i) => namesWritten(i).includes(name));
-    if (writers.length === 0) throw new LoomError(`asyncCopies: no instruction writes '${name}'`);
+    if (writers.length === 0) throw new LoomError(`${verb}: no instruction writes '${name}'`);
     for (const w of writers) {
       const problem = asyncCopyProblem(knl, w);
-      if (problem) throw new LoomError(`asyncCopies: '${w.id}' ${problem}`, w.span);
+      if (problem) throw new LoomError(`${verb}: '${w.id}' ${problem}`, w.span);
       copies.add(w.id);
     }
   }
-  return knl.with({
-    instructions: knl.instructions.map((i) => (copies.has(i.id) ? { ...i, asyncCopy: true } : i)),
-  });
+  return copies;
 }
 
 /**

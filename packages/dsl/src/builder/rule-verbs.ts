@@ -15,6 +15,7 @@ import {
   pipelinePrefetch,
   doubleBuffer,
   asyncCopies,
+  bulkCopies,
   precompute,
   tensorize,
   type TensorizeOptions,
@@ -106,6 +107,19 @@ export class RuleVerbs<I extends string, S extends AnySignature, C = never> exte
    */
   asyncCopies(temporaries: string | readonly string[]): KernelBuilder<I, S> {
     return this.derive((k) => asyncCopies(k, temporaries));
+  }
+
+  /**
+   * `bulkCopies`: the fills of local tiles become one request a step, which the work-group's
+   * first work-item makes and the hardware carries out (CUDA's tensor memory accelerator on
+   * sm_90, `cp.async.bulk.tensor`), waited for at the next barrier; the tile must be a box of the
+   * global array laid out in local memory as the request writes it.
+   * ```ts
+   * kernel`...`.prefetch('a', ['i_inner', 'k_inner'], { space: 'local', fetchOuterInames: ['i_outer', 'k_outer'] }).bulkCopies('a_fetch')
+   * ```
+   */
+  bulkCopies(temporaries: string | readonly string[]): KernelBuilder<I, S> {
+    return this.derive((k) => bulkCopies(k, temporaries));
   }
 
   /**

@@ -1,0 +1,213 @@
+/**
+ * `bulkCopies`: a local tile filled by one request a step (CUDA's tensor memory accelerator,
+ * `cp.async.bulk.tensor`) instead of every work-item's element copies. Checked on the CUDA C (one
+ * request a panel a step, on the group's barrier object; the tensor maps the device makes at
+ * launch), on the products' values on every device that runs them (the CPU devices copy each
+ * element at once; CUDA on Hopper makes the requests) and the refusal everywhere else, and on what
+ * is refused before anything runs: a tile that is no box of the global array, a tile cut by a
+ * condition, a target without bulk copies.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  addDtypes,
+  addPrefetch,
+  bulkCopies,
+  doubleBuffer,
+  fixParameters,
+  generateCode,
+  LoomError,
+  makeKernel,
+  parseInstructions,
+  prioritizeLoops,
+  stringifyKernel,
+  run,
+  splitIname,
+  tagArrayAxes,
+  tagInames,
+  type LoopKernel,
+} from '@loom/core';
+import { cudaTarget } from '@loom/codegen-cuda';
+import { openclTarget } from '@loom/codegen-opencl';
+import { kernel } from '@loom/dsl';
+import { wgmmaHgemmKernel } from '../examples/hgemm-wgmma.ts';
+import { randomFloat32, testDevices } from './support/devices.ts';
+import { expectSquareProduct } from './support/staged-matvec.ts';
+
+/**
+ * c = a·b (n x n, float32) in 16 x 16 blocks of work-items, k staged 32 at a time: a's 16 x 32 and
+ * b's 32 x 16 panels filled by bulk copies, in `stages` buffers (1: one, filled and read each step).
+ */
+function bulkProduct(n: number, stages = 1, options: { transposed?: boolean } = {}): LoopKernel {
+  let knl = makeKernel('{ [i, j, k]: 0 <= i, j, k < n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
+    name: 'bulk_product',
+  });
+  knl = addDtypes(fixParameters(knl, { n }), { a: 'float32', b: 'float32' });
+  knl = splitIname(knl, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
+  knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+  knl = splitIname(knl, 'k', 32);
+  knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['i_outer', 'k_outer'],
+  });
+  // a's panel stored column by column: no box of a's rows
+  if (options.transposed) knl = tagArrayAxes(knl, 'a_fetch', 'N0,N1');
+  knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['j_outer', 'k_outer'],
+  });
+  knl = splitIname(knl, 'a_dim_1', 16, { innerTag: 'l.0' });
+  knl = tagInames(knl, { a_dim_0: 'l.1', b_dim_1: 'l.0' });
+  knl = splitIname(knl, 'b_dim_0', 16, { innerTag: 'l.1' });
+  if (stages > 1) knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', { stages });
+  return bulkCopies(knl, ['a_fetch', 'b_fetch']);
+}
+
+const refusal = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    assert.ok(e instanceof LoomError, `expected a LoomError, got ${e}`);
+    return (e as Error).message;
+  }
+  return assert.unreachable('expected a LoomError') as never;
+};
+
+test('CUDA C: each panel one request a step on the group barrier, the tensor maps made at launch', () => {
+  const generated = generateCode(bulkProduct(256), cudaTarget());
+  const code = generated.code;
+  // two requests a step (a's 16 x 32 floats, b's 32 x 16), each a box of two axes, then the group closed
+  const requests =
+    code.match(/loom_bulk_copy_2d\(&loom_map_\d, [ab]_fetch \+ \(0\), loom_bulk_barriers, [^;]*;/g) ?? [];
+  assert.is(requests.length, 2, code);
+  assert.match(requests.join('\n'), ', 2048u);');
+  // one group before each barrier, waited for whole: nothing is in flight across a barrier
+  assert.match(
+    code,
+    /loom_bulk_commit\(loom_bulk_barriers, loom_bulk_committed, 1u\);\n\s*loom_bulk_wait\(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 0u, 1u\);\n\s*__syncthreads\(\)/,
+  );
+  assert.match(code, 'cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes');
+  assert.match(
+    code,
+    'const __grid_constant__ loom_tensor_map loom_map_0, const __grid_constant__ loom_tensor_map loom_map_1)',
+  );
+  assert.match(code, '__shared__ __align__(128) float a_fetch[512];');
+  assert.not.match(code, 'cp.async.ca');
+  // the maps: a's rows of 32 contiguous floats, 16 of them 256 apart (the last axis's extent from the buffer)
+  const maps = generated.extra.tensorMaps[generated.kernels[0].entryPoint];
+  const a = maps.find((m) => m.param === generated.kernels[0].parameters.findIndex((p) => p.name === 'a'))!;
+  assert.equal(a.axes, [
+    { stride: 1, box: 32, extent: 256 },
+    { stride: 256, box: 16, extent: undefined },
+  ]);
+  assert.is(a.elementBytes, 4);
+});
+
+test('CUDA C: in a pipeline of three buffers each step is a group, two left in flight at each barrier', () => {
+  const code = generateCode(bulkProduct(256, 3), cudaTarget()).code;
+  assert.match(code, '__shared__ __align__(8) unsigned long long loom_bulk_barriers[2];');
+  assert.match(
+    code,
+    /loom_bulk_wait\(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 1u, 2u\);\n\s*__syncthreads\(\)/,
+  );
+  // the last steps' requests are guarded whole by the step, the box never cut
+  assert.match(code, /if \(k_outer_pair <= 1\)\n\s*\{\n\s*loom_bulk_copy_2d\(&loom_map_0, b_fetch \+ \(1024\)/);
+  // a block does not leave while its requests still write its memory
+  assert.match(code, /loom_bulk_wait\(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 0u, 2u\);\n\}/);
+});
+
+test('CUDA C: the wgmma HGEMM panels in core matrices are boxes of four axes, one request each a step', () => {
+  const generated = generateCode(
+    wgmmaHgemmKernel(512, { warpgroups: 2, columns: 256, tileK: 32, stages: 4, bulkCopies: true }),
+    cudaTarget(),
+  );
+  const maps = Object.values(generated.extra.tensorMaps)[0];
+  // a line of 8 halves, the 8 lines of a core matrix a row apart, the core matrices along k, then down m
+  assert.equal(
+    maps.map((m) => m.axes.map((a) => [a.stride, a.box])),
+    [
+      [
+        [1, 8],
+        [512, 8],
+        [8, 32],
+        [4096, 4],
+      ],
+      [
+        [1, 8],
+        [512, 8],
+        [8, 4],
+        [4096, 16],
+      ],
+    ],
+  );
+  assert.match(generated.code, 'loom_bulk_copy_4d(&loom_map_1, a_fetch + (12288)');
+  assert.not.match(generated.code, 'loom_copy_async');
+});
+
+test('what no request can copy is refused before anything runs, saying why', () => {
+  // a panel stored column by column: consecutive elements of the tile are a row of a apart
+  assert.match(
+    refusal(() => generateCode(bulkProduct(256, 1, { transposed: true }), cudaTarget())),
+    "the bulk copies into 'a_fetch': the tile is a box of 16 elements 256 apart, 32 elements 1 apart, but its first axis is not contiguous",
+  );
+  // OpenCL issues no asynchronous copies, let alone bulk ones
+  assert.match(
+    refusal(() => generateCode(bulkProduct(256), openclTarget())),
+    'cannot issue',
+  );
+  // a tile cut at the matrix's edge (n known at launch): its last rows are no box
+  let open = makeKernel('{ [i, j]: 0 <= i < n and 0 <= j < 32 }', 'y[i] = sum(j, m[i, j]*x[j])');
+  open = addDtypes(open, { m: 'float32', x: 'float32' });
+  open = splitIname(open, 'i', 32, { outerTag: 'g.0', innerTag: 'l.0' });
+  open = addPrefetch(open, 'm', ['i_inner', 'j'], { temporaryAddressSpace: 'local', fetchOuterInames: ['i_outer'] });
+  open = splitIname(open, 'm_dim_1', 32, { innerTag: 'l.0' });
+  open = prioritizeLoops(bulkCopies(open, 'm_fetch'), 'm_dim_0,m_dim_1_outer');
+  assert.match(
+    refusal(() => generateCode(open, cudaTarget())),
+    "the bulk copies into 'm_fetch': the loop 'm_dim_0' of the tile has bounds that change",
+  );
+  // bulkCopies checks what asyncCopies checks
+  assert.match(
+    refusal(() => bulkCopies(bulkProduct(64), 'c')),
+    "bulkCopies: 'c' is an argument, not a temporary",
+  );
+});
+
+test('a bulk copy is written `bulk` and read back so; the builder verb makes the same kernel', () => {
+  const knl = bulkProduct(64);
+  assert.match(stringifyKernel(knl), 'bulk');
+  const [parsed] = parseInstructions('t[i] = g[i] {bulk}').instructions;
+  assert.ok(parsed.asyncCopy && parsed.bulkCopy);
+  const built = kernel('{ [i]: 0 <= i < 64 }', 'y[i] = 2*x[i]')
+    .dtypes({ x: 'float32' })
+    .split('i', 32, { outer: 'g.0', inner: 'l.0' })
+    .prefetch('x', ['i_inner'], { space: 'local', fetchOuterInames: ['i_outer'] })
+    .tag({ x_dim_0: 'l.0' })
+    .bulkCopies('x_fetch').kernel;
+  assert.ok(built.instructions.some((i) => i.bulkCopy && i.asyncCopy));
+  assert.match(generateCode(built, cudaTarget()).code, 'loom_bulk_copy_1d(&loom_map_0, x_fetch + (0), ');
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: products whose panels are filled by bulk copies`, async () => {
+    const n = 128;
+    const a = randomFloat32(n * n, 21).map((x) => x - 0.5);
+    const b = randomFloat32(n * n, 22).map((x) => x - 0.5);
+    for (const stages of [1, 2, 3]) {
+      const outcome = await run(bulkProduct(n, stages), device, { a, b }).then(
+        (r) => r,
+        (e: Error) => e,
+      );
+      if (outcome instanceof Error) {
+        // a target without asynchronous copies, or a GPU without the tensor memory accelerator: refused
+        // by name before anything runs (any other failure, a tensor map the driver refuses, fails the test)
+        assert.ok(outcome instanceof LoomError, String(outcome));
+        assert.match(outcome.message, /cannot issue|compute capability 9\.0/);
+        continue;
+      }
+      expectSquareProduct(outcome.c as Float32Array, a, b, n, `${stages} buffers`);
+    }
+  });
+}
+
+test.run();
