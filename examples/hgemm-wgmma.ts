@@ -26,6 +26,7 @@ import {
   prioritizeLoops,
   splitArrayAxis,
   splitIname,
+  swizzleArray,
   tagArrayAxes,
   tensorize,
   type LoopKernel,
@@ -68,6 +69,13 @@ export interface WgmmaConfig {
    * made by the group's first work-item, in place of every work-item's `cp.async` copies.
    */
   readonly bulkCopies?: boolean;
+  /**
+   * Both panels stored swizzled (`swizzleArray`) in lines of up to 64 halves instead of core matrices:
+   * a's rows (`tileK` halves: 128 bytes for 64, 64 for 32), b's rows in blocks of 64 columns; the
+   * descriptors read them swizzled, which spreads a column of 8 lines over all banks. Needs
+   * `bulkCopies` (the requests land swizzled).
+   */
+  readonly swizzled?: boolean;
 }
 
 /** One warpgroup a 64 x 128 tile, k by 64: the probe's kernel (bench/wgmma/probe.cu) in Loom. */
@@ -97,6 +105,11 @@ export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
   { warpgroups: 2, columns: 128, tileK: 64, stages: 4, bulkCopies: true },
   { warpgroups: 2, columns: 256, tileK: 32, stages: 4, ahead: 2, bulkCopies: true },
   { warpgroups: 2, columns: 256, tileK: 64, doubleBuffered: true, bulkCopies: true },
+  // both panels swizzled over 128 bytes, as the fastest Hopper kernels lay them out
+  { warpgroups: 2, columns: 256, tileK: 64, stages: 4, bulkCopies: true, swizzled: true },
+  { warpgroups: 2, columns: 256, tileK: 64, stages: 3, bulkCopies: true, swizzled: true },
+  { warpgroups: 2, columns: 128, tileK: 64, stages: 4, bulkCopies: true, swizzled: true },
+  { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true },
 ];
 
 /** The work-items of a warpgroup. */
@@ -144,7 +157,19 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
   const order = config.coreOrder ? 'cores' : 'rows';
   knl = stagedIn16Bytes(knl, 'a', rows * tileK, warpgroups, lanes, order);
   knl = stagedIn16Bytes(knl, 'b', tileK * columns, warpgroups, lanes, order);
-  for (const fetch of ['a_fetch', 'b_fetch']) knl = inCoreMatrices(knl, fetch);
+  if (config.swizzled) {
+    const span = (halves: number) => (2 * halves) as 32 | 64 | 128;
+    if (![16, 32, 64].includes(tileK) || (columns > 64 && columns % 64) || !config.bulkCopies)
+      throw new Error(
+        'wgmmaHgemmKernel: swizzled panels are lines of 16, 32 or 64 halves (tileK, and columns in blocks of 64), filled by bulkCopies',
+      );
+    if (columns > 64) {
+      knl = splitArrayAxis(knl, 'b_fetch', 1, 64);
+      knl = tagArrayAxes(knl, 'b_fetch', 'N1,N2,N0');
+    }
+    knl = swizzleArray(knl, 'a_fetch', span(tileK));
+    knl = swizzleArray(knl, 'b_fetch', span(Math.min(columns, 64)));
+  } else for (const fetch of ['a_fetch', 'b_fetch']) knl = inCoreMatrices(knl, fetch);
   if (config.doubleBuffered || config.stages) {
     knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', {
       stages: config.stages ?? 2,

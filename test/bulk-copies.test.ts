@@ -144,6 +144,48 @@ test('CUDA C: the wgmma HGEMM panels in core matrices are boxes of four axes, on
   assert.not.match(generated.code, 'loom_copy_async');
 });
 
+test('CUDA C: swizzled panels are requested swizzled and read through swizzled descriptors', () => {
+  const generated = generateCode(
+    wgmmaHgemmKernel(4096, { warpgroups: 2, columns: 256, tileK: 64, stages: 4, bulkCopies: true, swizzled: true }),
+    cudaTarget(),
+  );
+  const code = generated.code;
+  const entry = generated.kernels[0].entryPoint;
+  // a: rows of 64 halves, 128 bytes each; b: rows of 64 columns in 4 blocks of 64 rows of k (8192 bytes apart)
+  assert.match(code, 'loom_wgmma_descriptor_swizzled(a_fetch + (4096 * tIdx(y) + 16 * k_step), 16, 1024, 1)');
+  assert.match(code, 'loom_wgmma_descriptor_swizzled(b_fetch + (1024 * k_step), 8192, 1024, 1)');
+  // the arrays start where the swizzle repeats: 1024 bytes
+  assert.match(code, 'extern __shared__ __align__(1024) unsigned char loom_dynamic_shared[];');
+  assert.is(generated.extra.sharedAlignment[entry], 1024);
+  const maps = generated.extra.tensorMaps[entry];
+  assert.equal(
+    maps.map((m) => [m.swizzle, m.axes.map((a) => [a.stride, a.box])]),
+    [
+      [
+        128,
+        [
+          [1, 64],
+          [4096, 64],
+          [64, 4],
+        ],
+      ],
+      [
+        128,
+        [
+          [1, 64],
+          [4096, 128],
+        ],
+      ],
+    ],
+  );
+  // lines of 32 halves: swizzled over 64 bytes, 8 lines 512 bytes apart
+  const narrow = generateCode(
+    wgmmaHgemmKernel(256, { warpgroups: 1, columns: 32, tileK: 32, bulkCopies: true, swizzled: true }),
+    cudaTarget(),
+  ).code;
+  assert.match(narrow, 'loom_wgmma_descriptor_swizzled(a_fetch + (16 * k_step), 16, 512, 2)');
+});
+
 test('what no request can copy is refused before anything runs, saying why', () => {
   // a panel stored column by column: consecutive elements of the tile are a row of a apart
   assert.match(

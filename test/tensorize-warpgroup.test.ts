@@ -227,6 +227,10 @@ for (const device of testDevices()) {
           // steps of k in rounds of 3 (the last round partial: its third step guarded whole),
           // each core matrix copied by 8 consecutive work-items
           { warpgroups: 1, columns: 32, tileK: 16, stages: 3, ahead: 1, asyncCopies: true, coreOrder: true },
+          // panels swizzled over 64 bytes (lines of 32 halves), filled by bulk copies, in two buffers
+          { warpgroups: 1, columns: 32, tileK: 32, stages: 2, bulkCopies: true, swizzled: true },
+          // a's lines of 64 halves swizzled over 128 bytes, b's of 32 over 64
+          { warpgroups: 2, columns: 32, tileK: 64, bulkCopies: true, swizzled: true },
         ]
       : WGMMA_CONFIGS;
     for (const config of configs) {

@@ -27,6 +27,7 @@
  */
 import {
   byteSize,
+  unswizzleIndex,
   expr as E,
   LoomError,
   statementsOfKind,
@@ -54,8 +55,8 @@ export interface BulkCopySpelling {
   readonly strideBytes: number;
   /** The bytes a box's place in local memory must be a multiple of. */
   readonly localAlignment: number;
-  /** What a local array that bulk copies fill is declared with (`__align__(128) `). */
-  readonly alignedLocal: string;
+  /** What a local array is declared with to start at a multiple of `bytes` (`__align__(1024) `). */
+  alignedLocal(bytes: number): string;
   /** The declaration of the tensor map parameter `name`, and the helper defining its type. */
   mapParameter(name: string): { readonly text: string; readonly helper: Helper };
   /** The kernel's first lines: `slots` barrier objects and the counters, set up, then a barrier. */
@@ -90,6 +91,8 @@ export interface TensorMapSpec {
   readonly param: number;
   /** The bytes of an element. */
   readonly elementBytes: number;
+  /** The swizzle the box lands in local memory with (`TemporaryVariable.swizzle`: 32, 64 or 128 bytes), or 0. */
+  readonly swizzle: number;
   /**
    * Its axes, first (contiguous) first: the stride in elements, the box's elements along it, and
    * the axis's extent; undefined for the outermost, whose extent is the array's elements over its
@@ -245,6 +248,7 @@ class NestFinder {
     let shape: { local: Split; global: Split; source: string; dtype: DType; insn: string } | undefined;
     let conditions: string | undefined;
     let guards: readonly Expr[] = [];
+    let swizzle = 0;
     const nestInames = new Set<string>();
     for (const s of nest) collectLoops(s, nestInames);
     const isTile = (atom: Expr) => mentions(atom, nestInames, true);
@@ -282,7 +286,10 @@ class NestFinder {
             );
           conditions = key;
           guards = conds;
-          const local = split(s.target.indices[0], isTile, isStep, where);
+          // a swizzled array's copies land where the request's own swizzle puts them: the tile is its plain layout
+          const stored = unswizzleIndex(s.target.indices[0], byteSize(s.dtype));
+          swizzle = stored?.span ?? 0;
+          const local = split(stored?.index ?? s.target.indices[0], isTile, isStep, where);
           const global = split(s.value.indices[0], isTile, isStep, where);
           if (!shape) shape = { local, global, source: s.value.array, dtype: s.dtype, insn: s.insnId };
           else if (
@@ -311,20 +318,27 @@ class NestFinder {
       throw new LoomError(`${where}: '${shape.source}' is not a global parameter of kernel '${this.k.name}'`);
     const elementBytes = byteSize(shape.dtype);
     const { axes, localFirst, globalFirst } = boxAxes(copies, elementBytes, this.spelling, where);
+    if (swizzle && axes[0].box * elementBytes !== swizzle)
+      throw new LoomError(
+        `${where}: '${array}' is swizzled over ${swizzle} bytes, so the box's contiguous runs must be lines of ${swizzle} bytes (they are ${axes[0].box * elementBytes})`,
+      );
     const chains = chainsOf(axes, where);
     const globalStart = plus(shape.global.step, globalFirst);
     const start = startCoordinates(globalStart, chains, axes, ranges, this.k, where);
-    const offsetAligned = this.spelling.localAlignment / elementBytes;
+    // a swizzled box starts where the hardware's swizzle repeats: 8 lines
+    const alignment = Math.max(this.spelling.localAlignment, 8 * swizzle);
+    const offsetAligned = alignment / elementBytes;
     const localOffset = plus(shape.local.step, localFirst);
     const localStart = linearTerms(localOffset);
     if (!localStart || [localStart.constant, ...localStart.terms.map((t) => t.coeff)].some((c) => c % offsetAligned))
       throw new LoomError(
-        `${where}: the tile starts at element ${E.printExpr(localOffset)} of '${array}', which must be a multiple of ${offsetAligned} (${this.spelling.localAlignment} bytes) for a bulk copy`,
+        `${where}: the tile starts at element ${E.printExpr(localOffset)} of '${array}', which must be a multiple of ${offsetAligned} (${alignment} bytes) for a bulk copy`,
       );
     const spec: TensorMapSpec = {
       name: '',
       param,
       elementBytes,
+      swizzle,
       axes: axes.map((a, i) => ({ stride: a.stride, box: a.box, extent: chains.extents[i] })),
     };
     const key = JSON.stringify({ ...spec, name: undefined });

@@ -139,7 +139,7 @@ export interface CDialect {
    * launch provides (CUDA's `extern __shared__` dynamic shared memory), for a language without
    * `localArrayParameter`: each array's name, element type and bytes (an expression, printed).
    */
-  localArrayPrologue?(arrays: readonly LocalArraySpelling[]): string[];
+  localArrayPrologue?(arrays: readonly LocalArraySpelling[], alignment: number): string[];
   /**
    * How a language with images declares and reads them (OpenCL's `image2d_t` and `read_imagef`);
    * absent where the target reads image arguments as arrays (its `images` fact is not `'native'`).

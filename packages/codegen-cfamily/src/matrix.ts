@@ -18,6 +18,8 @@ export interface PrintedTile {
   readonly type: string;
   /** Elements between its 8 x 8 core matrices down its rows and across its columns (`MatrixOperand.cores`); absent: a tile in lines. */
   readonly cores?: { readonly rows: number; readonly columns: number };
+  /** A tile of a swizzled array: its span in bytes and the elements between its blocks of lines (`MatrixOperand.swizzle`). */
+  readonly swizzle?: { readonly span: number; readonly blocks: number };
 }
 
 /** One product of a run: the fragment it adds to (printed: `acc[0]`) and its tiles' indices in the run's lists. */
@@ -74,6 +76,7 @@ export function printMatrixOp(
     layout: t.layout,
     type: printer.dialect.type(t.dtype),
     ...(t.cores ? { cores: t.cores } : {}),
+    ...(t.swizzle ? { swizzle: t.swizzle } : {}),
   });
   const op = ops[0];
   if (ops.length > 1 && ops.some((o) => o.kind !== 'multiply'))

@@ -54,6 +54,11 @@ export interface CProgram {
    */
   readonly carvedLocalBytes: readonly (readonly number[])[];
   /**
+   * Each kernel's least alignment of its carved arrays, in bytes (8 spans where one is swizzled:
+   * swizzled tiles start where the hardware's swizzle repeats; 0: the dialect's own), in program order.
+   */
+  readonly carvedAlignments: readonly number[];
+  /**
    * Each kernel's tensor maps (bulk-copies.ts), in program order: parameters after the kernel's
    * own, which the device makes at launch from the arrays they view.
    */
@@ -71,12 +76,17 @@ export function printCProgram(program: ProgramAst, dialect: CDialect, options: C
   const names = dialectNames(program, dialect);
   // most programs use no reserved word: then there is nothing to rename
   const renamed = names.renamesAny ? renameProgram(program, (n) => names.of(n)) : program;
-  const { code, declarations, carvedLocalBytes, tensorMaps } = printProgram(renamed, dialect, options);
+  const { code, declarations, carvedLocalBytes, carvedAlignments, tensorMaps } = printProgram(
+    renamed,
+    dialect,
+    options,
+  );
   return {
     code,
     entryPoints: program.kernels.map((k) => names.of(k.name)),
     declarations,
     carvedLocalBytes,
+    carvedAlignments,
     tensorMaps,
   };
 }
@@ -89,6 +99,7 @@ function printProgram(
   code: string;
   declarations: string[];
   carvedLocalBytes: number[][];
+  carvedAlignments: number[];
   tensorMaps: (readonly TensorMapSpec[])[];
 } {
   const helpers = new Map<string, string>();
@@ -102,6 +113,7 @@ function printProgram(
   const declarations: string[] = [];
   const carvedLocalBytes: number[][] = [];
   const tensorMaps: (readonly TensorMapSpec[])[] = [];
+  const carvedAlignments: number[] = [];
   const calleesCopy = (program.deviceFunctions ?? []).some((f) => asyncCopyTargets(f.body).size > 0);
   for (const f of program.deviceFunctions ?? [])
     if (hasBulkCopies(f.body))
@@ -117,7 +129,9 @@ function printProgram(
   );
   // products that read core matrices read local memory past the ordinary stores' path: fenced at barriers
   const coreFactors = [...program.kernels, ...(program.deviceFunctions ?? [])].some((k) =>
-    statementsOfKind(k.body, 'matrix').some((s) => s.op.kind === 'multiply' && s.op.a.cores !== undefined),
+    statementsOfKind(k.body, 'matrix').some(
+      (s) => s.op.kind === 'multiply' && (s.op.a.cores !== undefined || s.op.a.swizzle !== undefined),
+    ),
   );
   const printerOf = (k: KernelFunction | DeviceFunction) => {
     const printer = new CExpressionPrinter(dialect, (name) => k.types.get(name));
@@ -161,9 +175,10 @@ function printProgram(
     printer.asyncPlan = calleesCopy ? WAIT_FOR_ALL : asyncPlan(k.body, dialect.asyncCopy);
     printer.productsPlan = coreFactors && dialect.matrix?.factorsFence ? productsInFlight(k.body) : undefined;
     printer.bulkPlan = bulkPlan(k, dialect.bulkCopy, printer.asyncPlan);
-    const { text, declaration, carvedBytes } = printKernel(k, printer);
+    const { text, declaration, carvedBytes, carvedAlignment } = printKernel(k, printer);
     declarations.push(`${declaration};`);
     carvedLocalBytes.push(carvedBytes);
+    carvedAlignments.push(carvedAlignment);
     tensorMaps.push(printer.bulkPlan?.maps ?? []);
     gather(printer, k);
     return text;
@@ -195,7 +210,7 @@ function printProgram(
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
   parts.push('', ...[...functions, ...kernels].join('\n\n').split('\n'));
-  return { code: `${parts.join('\n')}\n`, declarations, carvedLocalBytes, tensorMaps };
+  return { code: `${parts.join('\n')}\n`, declarations, carvedLocalBytes, carvedAlignments, tensorMaps };
 }
 
 /** A device function: a callee kernel's code, its parameters declared as a kernel's are. */
@@ -264,7 +279,7 @@ function printParameters(list: readonly FunctionParam[], printer: CExpressionPri
 function printKernel(
   k: KernelFunction,
   printer: CExpressionPrinter,
-): { text: string; declaration: string; carvedBytes: number[] } {
+): { text: string; declaration: string; carvedBytes: number[]; carvedAlignment: number } {
   const { dialect } = printer;
   const params = printParameters(k.params, printer, sharesGlobalMemory(k.body));
   printer.indexFacts = indexFacts(k);
@@ -298,19 +313,26 @@ function printKernel(
   }
   params.push(...bulkParameters(printer));
   const declaration = dialect.kernelDeclaration(k, params);
+  // a swizzled array carved out starts where the hardware's swizzle repeats (8 spans): every carved array does
+  const carvedAlignment = Math.max(
+    0,
+    ...statementsOfKind(k.body, 'declare').map((s) =>
+      carvedConstant.some((c) => c.name === s.name) ? 8 * (s.swizzle ?? 0) : 0,
+    ),
+  );
   const frame = bulkFrame(printer);
   const body = printStatements(statementsOf(k.body), printer, 1);
   const text = [
     declaration,
     '{',
-    ...(carved.length ? dialect.localArrayPrologue!(carved).map((line) => `  ${line}`) : []),
+    ...(carved.length ? dialect.localArrayPrologue!(carved, carvedAlignment).map((line) => `  ${line}`) : []),
     ...(printer.images.size ? dialect.images!.prologue.map((line) => `  ${line}`) : []),
     ...frame.first.map((line) => `  ${line}`),
     ...body,
     ...frame.last.map((line) => `  ${line}`),
     '}',
   ].join('\n');
-  return { text, declaration, carvedBytes: carvedConstant.map((a) => a.bytes) };
+  return { text, declaration, carvedBytes: carvedConstant.map((a) => a.bytes), carvedAlignment };
 }
 
 /** The kernel's local arrays of constant size (not constant tables): their names, element types and bytes, in order. */

@@ -173,9 +173,11 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       }
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
       // a tile matrix instructions load, or one asynchronous copies fill 16 bytes at a time, starts aligned
+      const bulk = printer.bulkPlan?.issues && [...printer.bulkPlan.issues.values()].some((i) => i.local === s.name);
+      // a swizzled tile starts where the hardware's swizzle repeats (8 spans), a bulk copy's box at 128 bytes
       const aligned =
-        printer.bulkPlan?.issues && [...printer.bulkPlan.issues.values()].some((i) => i.local === s.name)
-          ? dialect.bulkCopy!.alignedLocal
+        (s.swizzle || bulk) && dialect.bulkCopy
+          ? dialect.bulkCopy.alignedLocal(Math.max(bulk ? dialect.bulkCopy.localAlignment : 0, 8 * (s.swizzle ?? 0)))
           : s.matrixOperand && dialect.matrix
             ? dialect.matrix.alignedLocal
             : printer.asyncTargets.has(s.name) && dialect.asyncCopy && s.addressSpace === 'local'

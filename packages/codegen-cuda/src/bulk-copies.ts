@@ -104,7 +104,7 @@ export const cudaBulkCopy: BulkCopySpelling = {
   maxBox: 256,
   strideBytes: 16,
   localAlignment: 128,
-  alignedLocal: '__align__(128) ',
+  alignedLocal: (bytes) => `__align__(${bytes}) `,
   mapParameter: (name) => ({ text: `const __grid_constant__ loom_tensor_map ${name}`, helper: MAP_TYPE }),
   prologue: (slots) => ({
     lines: [

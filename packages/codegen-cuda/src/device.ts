@@ -97,11 +97,15 @@ class NvidiaDevice implements CudaDevice {
     ]);
     this.#carvedSharedBytes.set(module, code.extra.carvedSharedBytes);
     this.#tensorMaps.set(module, code.extra.tensorMaps ?? {});
+    this.#sharedAlignment.set(module, code.extra.sharedAlignment ?? {});
     return module;
   }
 
   /** Each module's kernels' tensor maps (`CudaExtra.tensorMaps`), by entry point. */
   readonly #tensorMaps = new WeakMap<CudaModule, CudaExtra['tensorMaps']>();
+
+  /** Each module's kernels' alignment of their dynamic shared memory arrays (`CudaExtra.sharedAlignment`). */
+  readonly #sharedAlignment = new WeakMap<CudaModule, CudaExtra['sharedAlignment']>();
 
   /** Each module's kernels' local arrays carved out of the dynamic shared memory (`CudaExtra`), by entry point. */
   readonly #carvedSharedBytes = new WeakMap<CudaModule, Readonly<Record<string, number>>>();
@@ -142,7 +146,13 @@ class NvidiaDevice implements CudaDevice {
     // local arrays sized at launch are no parameters: the launch's dynamic shared memory holds them,
     // after the arrays of constant size carved out of it (those of a kernel above 48 KiB)
     const carved = this.#carvedSharedBytes.get(compiled)?.[kernel.entryPoint] ?? 0;
-    const shared = carved + dynamicSharedBytes(args.flatMap((a) => (a.kind === 'local' ? [a.byteLength] : [])));
+    const alignment = this.#sharedAlignment.get(compiled)?.[kernel.entryPoint];
+    const shared =
+      carved +
+      dynamicSharedBytes(
+        args.flatMap((a) => (a.kind === 'local' ? [a.byteLength] : [])),
+        alignment,
+      );
     const maps = this.#tensorMaps.get(compiled)?.[kernel.entryPoint] ?? [];
     const translated = maps.length ? withTensorMaps(this.context, kernel, args, maps) : kernelArguments(args);
     return () => this.context.launch(compiled, kernel.entryPoint, translated, groupCount, block, shared);

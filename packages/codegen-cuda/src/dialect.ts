@@ -133,10 +133,11 @@ export const cudaDialect: CDialect = {
 /**
  * Local arrays sized at launch, carved in order out of the block's dynamic shared memory (one
  * `extern __shared__` byte array; the device passes their total as cuLaunchKernel's
- * sharedMemBytes), each starting at a multiple of `DYNAMIC_SHARED_ALIGNMENT` bytes.
+ * sharedMemBytes), each starting at a multiple of `DYNAMIC_SHARED_ALIGNMENT` bytes (or of the kernel's
+ * larger alignment, where it carves a swizzled array).
  */
-function dynamicSharedArrays(arrays: readonly LocalArraySpelling[]): string[] {
-  const a = DYNAMIC_SHARED_ALIGNMENT;
+function dynamicSharedArrays(arrays: readonly LocalArraySpelling[], alignment: number): string[] {
+  const a = Math.max(DYNAMIC_SHARED_ALIGNMENT, alignment);
   const lines = [`extern __shared__ __align__(${a}) unsigned char loom_dynamic_shared[];`];
   let offset = '0';
   for (const { name, type, bytes } of arrays) {

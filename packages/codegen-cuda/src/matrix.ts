@@ -51,7 +51,9 @@ export const cudaMatrix: MatrixSpelling = {
       ? warpgroupFill(fragment, value, accumulator)
       : [`wmma::fill_fragment(${fragment}, ${value});`],
   multiply: (shape, as, bs, products, precision, use) =>
-    as[0]?.cores ? warpgroupMultiply(shape, as, bs, products, use) : wmmaMultiply(shape, as, bs, products, precision),
+    as[0]?.cores || as[0]?.swizzle
+      ? warpgroupMultiply(shape, as, bs, products, use)
+      : wmmaMultiply(shape, as, bs, products, precision),
   store: (fragment, c, accumulator) =>
     accumulator.lanes === WARPGROUP
       ? warpgroupStore(fragment, c, accumulator)

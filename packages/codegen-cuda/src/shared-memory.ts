@@ -13,8 +13,11 @@ export const DYNAMIC_SHARED_ALIGNMENT = 128;
 /** The bytes of `__shared__` arrays a kernel may declare with constant sizes: 48 KiB on every GPU CUDA runs. */
 export const STATIC_SHARED_BYTES = 48 * 1024;
 
-/** The dynamic shared memory a launch needs for arrays of these bytes, each rounded up to the alignment. */
-export function dynamicSharedBytes(arrays: readonly number[]): number {
-  const a = DYNAMIC_SHARED_ALIGNMENT;
+/**
+ * The dynamic shared memory a launch needs for arrays of these bytes, each rounded up to the
+ * alignment (`DYNAMIC_SHARED_ALIGNMENT`, or a kernel's larger one: `sharedAlignment`).
+ */
+export function dynamicSharedBytes(arrays: readonly number[], alignment = DYNAMIC_SHARED_ALIGNMENT): number {
+  const a = Math.max(alignment, DYNAMIC_SHARED_ALIGNMENT);
   return arrays.reduce((sum, bytes) => sum + Math.ceil(bytes / a) * a, 0);
 }

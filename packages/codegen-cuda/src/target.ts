@@ -45,6 +45,11 @@ export interface CudaExtra {
    * a kernel with any runs on GPUs of compute capability 9.0 and later.
    */
   readonly tensorMaps: Readonly<Record<string, readonly TensorMapSpec[]>>;
+  /**
+   * Each kernel's alignment of the arrays carved out of its dynamic shared memory, by entry point,
+   * where it is larger than `DYNAMIC_SHARED_ALIGNMENT` (a swizzled array: 8 spans); 0 otherwise.
+   */
+  readonly sharedAlignment: Readonly<Record<string, number>>;
 }
 
 /** The lane counts of CUDA's vector types that every element type has (`float2`..`float4`, `double2`..`double4`). */
@@ -110,11 +115,15 @@ export function generateCuda(program: ProgramAst): string {
 
 function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
   // the C printer in CUDA's dialect (dialect.ts); float16 is always stored as __half and computed in float
-  const { code, entryPoints, declarations, carvedLocalBytes, tensorMaps } = printCProgram(program, cudaDialect, {
-    halfStorage: true,
-  });
+  const { code, entryPoints, declarations, carvedLocalBytes, carvedAlignments, tensorMaps } = printCProgram(
+    program,
+    cudaDialect,
+    {
+      halfStorage: true,
+    },
+  );
   const carvedSharedBytes = Object.fromEntries(
-    entryPoints.map((name, k) => [name, dynamicSharedBytes(carvedLocalBytes[k] ?? [])]),
+    entryPoints.map((name, k) => [name, dynamicSharedBytes(carvedLocalBytes[k] ?? [], carvedAlignments[k])]),
   );
   const hopperOnly = [...program.kernels, ...(program.deviceFunctions ?? [])].some((k) =>
     statementsOfKind(k.body, 'matrix').some((s) => s.op.accumulator.lanes === WARPGROUP),
@@ -127,6 +136,7 @@ function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
       carvedSharedBytes,
       hopperOnly,
       tensorMaps: Object.fromEntries(entryPoints.map((name, k) => [name, tensorMaps[k] ?? []])),
+      sharedAlignment: Object.fromEntries(entryPoints.map((name, k) => [name, carvedAlignments[k] ?? 0])),
     },
   };
 }

@@ -46,6 +46,27 @@ const DESCRIPTOR = {
   ].join('\n'),
 };
 
+/** The descriptor's swizzling mode for a span of 128, 64 or 32 bytes. */
+const SWIZZLE_MODES: Record<number, number> = { 128: 1, 64: 2, 32: 3 };
+
+/**
+ * The descriptor of a tile of a swizzled array (core's swizzle.ts): its address, the bytes between
+ * blocks of lines along the contiguous axis (the leading offset; unused where that axis is k), the
+ * bytes between repeats of 8 lines (the stride offset), and the swizzling mode (bits 62-63).
+ */
+const SWIZZLED_DESCRIPTOR = {
+  name: 'loom_wgmma_descriptor_swizzled',
+  definition: [
+    '/* a wgmma operand swizzled in shared memory: its address, the bytes between blocks of lines and between repeats of 8 lines, the swizzling mode */',
+    'inline __device__ unsigned long long loom_wgmma_descriptor_swizzled(void const *tile, unsigned int leading, unsigned int stride, unsigned int mode)',
+    '{',
+    '  unsigned int address = (unsigned int) __cvta_generic_to_shared(tile);',
+    '  return (unsigned long long) ((address >> 4) & 0x3FFF) | ((unsigned long long) ((leading >> 4) & 0x3FFF) << 16)',
+    '    | ((unsigned long long) ((stride >> 4) & 0x3FFF) << 32) | ((unsigned long long) mode << 62);',
+    '}',
+  ].join('\n'),
+};
+
 /** The PTX name of a factor's element type. */
 const PTX_TYPE: Record<string, string> = { __half: 'f16', __nv_bfloat16: 'bf16' };
 
@@ -96,6 +117,13 @@ export function warpgroupMultiply(
   use(DESCRIPTOR);
   // a (m x k): its core matrices' lines along k ('row') is wgmma's plain a; b (k x n): lines along n ('row') is b transposed
   const descriptor = (t: PrintedTile, side: 'a' | 'b') => {
+    if (t.swizzle) {
+      use(SWIZZLED_DESCRIPTOR);
+      // along k (a's 'row', b's 'col') the hardware steps through the line itself: the leading offset is unused
+      const kMajor = (side === 'a') === (t.layout === 'row');
+      const leading = kMajor ? 16 : 2 * t.swizzle.blocks;
+      return `loom_wgmma_descriptor_swizzled(${t.pointer}, ${leading}, ${8 * t.swizzle.span}, ${SWIZZLE_MODES[t.swizzle.span]})`;
+    }
     const cores = t.cores!;
     const [alongK, across] = side === 'a' ? [cores.columns, cores.rows] : [cores.rows, cores.columns];
     return `loom_wgmma_descriptor(${t.pointer}, ${2 * alongK}, ${2 * across})`;

@@ -6,7 +6,7 @@
  * tensor core's are (halves or bfloat16s, or floats rounded to TF32 by `loom.toTf32`), and each sum is rounded
  * to the accumulator's dtype, one product at a time along k.
  */
-import { type DType, type MatrixOp, type MatrixOperand, unreachable } from '@loom/core';
+import { byteSize, type DType, type MatrixOp, type MatrixOperand, unreachable } from '@loom/core';
 import { jsName } from './names.ts';
 
 /** How the printer spells what a matrix instruction needs: an integer expression, and its lines. */
@@ -44,13 +44,27 @@ function bitsOf(dtype: DType, value: string): string {
 
 /** Element (r, c) of a tile in memory, as a number. */
 function element(t: MatrixOperand, offset: string, r: string, c: string, precision: 'tf32' | undefined): string {
-  const at = t.cores
-    ? `${offset} + ${t.cores.rows} * (${r} >> 3) + ${t.cores.columns} * (${c} >> 3) + ${t.layout === 'row' ? `8 * (${r} & 7) + (${c} & 7)` : `(${r} & 7) + 8 * (${c} & 7)`}`
-    : t.layout === 'row'
-      ? `${offset} + ${r} * ${t.leading} + ${c}`
-      : `${offset} + ${r} + ${c} * ${t.leading}`;
+  const at = t.swizzle
+    ? swizzled(t, offset, t.layout === 'row' ? r : c, t.layout === 'row' ? c : r)
+    : t.cores
+      ? `${offset} + ${t.cores.rows} * (${r} >> 3) + ${t.cores.columns} * (${c} >> 3) + ${t.layout === 'row' ? `8 * (${r} & 7) + (${c} & 7)` : `(${r} & 7) + 8 * (${c} & 7)`}`
+      : t.layout === 'row'
+        ? `${offset} + ${r} * ${t.leading} + ${c}`
+        : `${offset} + ${r} + ${c} * ${t.leading}`;
   const value = valueOf(t.dtype, `${jsName(t.array)}[${at}]`);
   return precision === 'tf32' ? `loom.toTf32(${value})` : value;
+}
+
+/**
+ * Where element (line, along) of a swizzled tile lies (`MatrixOperand.swizzle`): its place in lines of
+ * `leading` elements, blocks of them `blocks` apart, then swizzled as every access of the array is
+ * (core's swizzle.ts, its floor divisions as shifts of a non-negative index).
+ */
+function swizzled(t: MatrixOperand, offset: string, line: string, along: string): string {
+  const { span, blocks } = t.swizzle!;
+  const bytes = byteSize(t.dtype);
+  const index = `(${offset} + ${t.leading} * ${line} + (${along}) % ${t.leading} + ${blocks} * Math.floor((${along}) / ${t.leading}))`;
+  return `${index} ^ (((${index} >> ${Math.log2(128 / bytes)}) & ${span / 16 - 1}) << ${Math.log2(16 / bytes)})`;
 }
 
 /** The lines of one matrix instruction, as loops over its tile. */

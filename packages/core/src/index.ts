@@ -221,6 +221,8 @@ export { pipelinePrefetch, type PipelinePrefetchOptions } from './transform/pipe
 export { doubleBuffer, type DoubleBufferOptions } from './transform/double-buffer.ts';
 export { asyncCopies, asyncCopyProblem } from './transform/async-copies.ts';
 export { bulkCopies } from './transform/bulk-copies.ts';
+export { swizzleArray } from './transform/swizzle-array.ts';
+export { swizzleIndex, unswizzleIndex } from './codegen/swizzle.ts';
 export { tensorize, type TensorTile, type TensorizeOptions } from './transform/tensorize.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';

@@ -10,6 +10,8 @@ import {
   changeArgToImage,
   chunkIname,
   doubleBuffer,
+  swizzleArray,
+  byteSize,
   duplicateInames,
   findInstructions,
   fixParameters,
@@ -430,7 +432,49 @@ export function generateChain(rng: Rng, kcase: KernelCase, features: FeatureSet,
     const layout = temporaryLayoutStep(sideStream(kcase.seed, 0x1a70e), knl);
     if (layout) apply(layout);
   }
+  if (features.has('swizzledTemporaries')) {
+    const swizzle = swizzleStep(sideStream(kcase.seed, 0x5b122), knl);
+    if (swizzle) apply(swizzle);
+  }
   return { steps, refused, kernel: knl };
+}
+
+/**
+ * A local temporary stored swizzled (swizzledTemporaries), drawn from its own stream: one whose size
+ * and dtype are known and whose bytes are whole spans of the span drawn. Undefined where the draw
+ * passes or no temporary qualifies.
+ */
+function swizzleStep(side: Rng, knl: LoopKernel): Step | undefined {
+  if (!side.chance(0.6)) return undefined;
+  // a tile's dtype, where inference has not set it yet: the argument its fill copies
+  const dtypeOf = (name: string) => {
+    const t = knl.temporaries.get(name)!;
+    if (t.dtype) return t.dtype;
+    const fill = knl.instructions.find((i) => i.assignees[0]?.kind === 'subscript' && i.assignees[0].array === name);
+    const value = fill?.expression;
+    return value?.kind === 'subscript' ? knl.arg(value.array)?.dtype : undefined;
+  };
+  const bytesOf = (t: { name: string; shape: readonly expr.Expr[] }) => {
+    const dtype = dtypeOf(t.name);
+    if (!dtype || !t.shape.every((e) => e.kind === 'int')) return undefined;
+    const elements = t.shape.reduce((n, e) => n * (e as { value: number }).value, 1);
+    return { bytes: elements * byteSize(dtype), element: byteSize(dtype) };
+  };
+  const candidates = [...knl.temporaries.values()].flatMap((t) => {
+    const size = bytesOf(t);
+    const plain = !t.matrixAccumulator && !t.dimTags?.some((d) => d.kind === 'vec' || d.kind === 'sep');
+    if (t.addressSpace !== 'local' || !plain || !size || size.element > 16) return [];
+    const spans = ([32, 64, 128] as const).filter((span) => size.bytes % span === 0);
+    return spans.length ? [{ name: t.name, spans }] : [];
+  });
+  if (!candidates.length) return undefined;
+  const { name, spans } = side.pick(candidates);
+  const span = side.pick(spans);
+  return {
+    feature: 'swizzledTemporaries',
+    text: `swizzleArray(knl, ${q(name)}, ${span})`,
+    apply: (k) => swizzleArray(k, name, span),
+  };
 }
 
 /**

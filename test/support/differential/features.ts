@@ -151,6 +151,10 @@ export const FEATURES = {
   // chain's steps, from a stream of their own (chains.ts), so that other seeds keep their chains
   temporaryLayouts:
     'splitArrayAxis of a temporary (private or local, a tile of prefetch or precompute included) by 2 to 4, C or F order, then its axes nested in a random order (tagArrayAxes N0..Nk): indices through // and %, copies and vectors over the blocks',
+  // swizzled local arrays (issue 30, s25: the layout TMA and wgmma read at full speed): drawn after
+  // the layouts, from a stream of their own (chains.ts)
+  swizzledTemporaries:
+    'swizzleArray of a local temporary whose bytes are whole spans of 32, 64 or 128: every access index exchanged within its 128-byte line (x ^ ((x // line) % units) * unit), on every target',
   // atomic stores and loads (issue 27, s8-atomics): cases of atomics.ts
   atomicStoresLoads:
     "atomic=init stores into a forAtomic array from parallel work-items, and loopy's test_atomic_load with data: a local forAtomic counter zeroed, bumped and read back atomically",

@@ -27,8 +27,13 @@ import { CudaBuffer } from './buffer.ts';
 /** A view of a buffer for bulk copies (`encodeTensorMap`): its axes, the first contiguous. */
 export interface TensorMapView {
   readonly elementBytes: number;
+  /** The swizzle the box lands in shared memory with: 32, 64 or 128 bytes, or 0. */
+  readonly swizzle: number;
   readonly axes: readonly { readonly stride: number; readonly box: number; readonly extent: number | undefined }[];
 }
+
+/** CUtensorMapSwizzle by span in bytes (none, 32, 64, 128). */
+const TENSOR_MAP_SWIZZLES: Readonly<Record<number, number>> = { 0: 0, 32: 1, 64: 2, 128: 3 };
 
 /** The tensor map's data type by element bytes: unsigned integers of that width (a copy moves bits). */
 const TENSOR_MAP_TYPES: Readonly<Record<number, number>> = { 1: 0, 2: 1, 4: 2, 8: 4 };
@@ -240,7 +245,7 @@ export class CudaContext {
   /**
    * A tensor map (CUtensorMap's 128 bytes) viewing `buffer` as the axes of `view` (the first
    * contiguous; strides in elements; the last axis's extent, where absent, as many of its strides
-   * as the buffer holds), read in boxes of `box` elements along each axis, without swizzling; what
+   * as the buffer holds), read in boxes of `box` elements along each axis, swizzled as `view` says; what
    * a kernel's bulk copies take as a parameter. A LoomError where the driver has no tensor maps
    * (before CUDA 12) or refuses the view.
    */
@@ -269,7 +274,7 @@ export class CudaContext {
         Uint32Array.from(axes, (a) => a.box),
         Uint32Array.from(axes, () => 1),
         0, // no interleaving
-        0, // no swizzling: the box lands in local memory as the tile is laid out
+        TENSOR_MAP_SWIZZLES[view.swizzle] ?? 0, // the box lands in shared memory swizzled as the array is
         2, // L2 promotion of 128 bytes
         0, // zeros past the extents
       ),

@@ -76,6 +76,12 @@ export type Stmt =
       readonly matrix?: Fragment['shape'] & { readonly lanes: number };
       /** Read whole tiles at a time by matrix instructions: aligned as they need, held in its own dtype. */
       readonly matrixOperand?: boolean;
+      /**
+       * Stored swizzled over this many bytes (`TemporaryVariable.swizzle`; its accesses' indices are
+       * swizzled already, swizzle.ts): a target whose hardware reads it whole starts it at a multiple of
+       * 8 spans (1024 bytes for 128), where the hardware's own swizzle starts.
+       */
+      readonly swizzle?: number;
     }
   /**
    * C code printed as given (a `cInstruction`): each binding declared `int const name = value;`
@@ -167,6 +173,13 @@ export interface MatrixOperand {
    * matrix, `8 * (r % 8) + c % 8` (layout `'row'`) or `r % 8 + 8 * (c % 8)` (`'col'`); `leading` is 8.
    */
   readonly cores?: { readonly rows: number; readonly columns: number };
+  /**
+   * A tile of a swizzled array (`TemporaryVariable.swizzle`, matrix-cores.ts) rather than in core
+   * matrices: element (r, c) (layout `'row'`; `'col'` exchanges r and c) lies at the swizzled index
+   * (swizzle.ts) of `offset + leading * r + c % leading + blocks * (c // leading)`, where `leading` is
+   * the line's elements (`span` bytes) and `blocks` the elements between blocks of lines (0: one block).
+   */
+  readonly swizzle?: { readonly span: number; readonly blocks: number };
 }
 
 /** A loop over a `vec` iname spelled as vector code: its iname and its number of lanes. */

@@ -3,7 +3,8 @@
  * unrolled copies, slabs, guards for what loop bounds and the hardware grid do not
  * already ensure, and flat array indices.
  */
-import type { DType } from '../dtypes.ts';
+import { byteSize, type DType } from '../dtypes.ts';
+import { swizzleIndex } from './swizzle.ts';
 import { InternalError, LoomError } from '../errors.ts';
 import { binary, int, logical, subscript, type Expr } from '../expr/nodes.ts';
 import { exprEquals, printExpr, simplifier, someExpr, substitute } from '../expr/index.ts';
@@ -233,6 +234,7 @@ export class DeviceKernelBuilder {
       ...(t.forAtomic ? { forAtomic: true } : {}),
       ...(this.fragmentShapes.has(t.name) ? { matrix: this.fragmentShapes.get(t.name) } : {}),
       ...(this.matrixOperands.has(t.name) ? { matrixOperand: true } : {}),
+      ...(t.swizzle ? { swizzle: this.checkedSwizzle(t) } : {}),
     }));
     // local arrays sized at launch that the target takes as launch arguments (OpenCL's __local T *,
     // CUDA's dynamic shared memory, WGSL's override-sized arrays): no declaration in the body
@@ -576,7 +578,10 @@ export class DeviceKernelBuilder {
     // an argument passed as a view starts `offset` elements into its buffer (kernel/arg-layouts.ts)
     const offset = this.offsets.get(e.array);
     if (offset) flat = flat === undefined ? offset : binary('+', offset, flat);
-    return subscript(e.array, [flat ?? int(0)], false, undefined, e.field);
+    // a swizzled local array: the element lies elsewhere in its line (swizzle.ts)
+    const span = this.knl.temporaries.get(e.array)?.swizzle;
+    const index = span ? swizzleIndex(flat ?? int(0), span, byteSize(this.types.get(e.array)!)) : (flat ?? int(0));
+    return subscript(e.array, [index], false, undefined, e.field);
   }
 
   /** Whether a statement reads an image argument (one kept as an image: `images`). */
@@ -614,6 +619,17 @@ export class DeviceKernelBuilder {
     if (this.vectorWidths.has(t.name))
       throw new LoomError(`temporary '${t.name}': an array of vectors needs a constant size, not ${printExpr(length)}`);
     return length;
+  }
+
+  /** A swizzled array's span, once its bytes are known to be whole spans (the exchange stays inside the array). */
+  private checkedSwizzle(t: TemporaryVariable): number {
+    const length = t.shape.length ? this.declaredLength(t) : 1;
+    const bytes = typeof length === 'number' ? length * byteSize(t.dtype!) : undefined;
+    if (bytes === undefined || bytes % t.swizzle! !== 0 || byteSize(t.dtype!) > 16)
+      throw new LoomError(
+        `temporary '${t.name}' is swizzled over ${t.swizzle} bytes, so its size must be a constant number of whole spans of elements of at most 16 bytes (it is ${bytes === undefined ? 'known only at launch' : `${bytes} bytes of ${t.dtype}`})`,
+      );
+    return t.swizzle!;
   }
 
   private isBuffer(name: string): boolean {

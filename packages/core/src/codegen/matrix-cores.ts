@@ -22,6 +22,7 @@ import { int, type Expr, type Subscript } from '../expr/nodes.ts';
 import { freeVariables, printExpr, substitute, toLinear } from '../expr/index.ts';
 import type { MatrixOperand } from './ast.ts';
 import type { MatrixContext } from './matrix-tiles.ts';
+import { unswizzleIndex } from './swizzle.ts';
 
 /** Elements along each side of a core matrix of 16-bit elements (8 lines of 16 bytes). */
 const CORE = 8;
@@ -60,7 +61,10 @@ export function coreOperand(
     );
   ctx.operands.add(access.array);
   const flat = ctx.flatten(access);
-  const index = flat.kind === 'subscript' ? flat.indices[0] : int(0);
+  const stored = flat.kind === 'subscript' ? flat.indices[0] : int(0);
+  const swizzled = unswizzleIndex(stored, byteSize(dtype));
+  if (swizzled) return swizzledOperand(ctx, access.array, swizzled.index, swizzled.span, row, col, dtype, where);
+  const index = stored;
   const refuse = (why: string): never => {
     throw new LoomError(
       `${where}: the tile of '${access.array}' (at ${printExpr(index)}) is not laid out in core matrices: ${why}. The matrix instruction reads 8 x 8 blocks of 128 contiguous bytes; lay the array out so: splitArrayAxis(knl, '${access.array}', 0, 8); splitArrayAxis(knl, '${access.array}', 2, 8); tagArrayAxes(knl, '${access.array}', 'N3,N1,N2,N0')`,
@@ -118,7 +122,7 @@ export function coreOperand(
  * Adds to `moves` how `e` (times `scale`) moves with the tile's inames; returns why it cannot be
  * read so, or undefined. Terms without the tile's inames are the tile's start, found apart.
  */
-function collectMoves(e: Expr, scale: number, moves: Map<string, Moves>): string | undefined {
+function collectMoves(e: Expr, scale: number, moves: Map<string, Moves>, unit = CORE): string | undefined {
   const tile = [...moves.keys()];
   const mentions = (x: Expr) => tile.some((n) => freeVariables(x).has(n));
   if (!mentions(e)) return undefined;
@@ -127,29 +131,29 @@ function collectMoves(e: Expr, scale: number, moves: Map<string, Moves>): string
       moves.get(e.name)!.linear += scale;
       return undefined;
     case 'neg':
-      return collectMoves(e.operand, -scale, moves);
+      return collectMoves(e.operand, -scale, moves, unit);
     case 'binary': {
       const constant = (x: Expr) => (x.kind === 'int' ? x.value : undefined);
       switch (e.op) {
         case '+':
-          return collectMoves(e.left, scale, moves) ?? collectMoves(e.right, scale, moves);
+          return collectMoves(e.left, scale, moves, unit) ?? collectMoves(e.right, scale, moves, unit);
         case '-':
-          return collectMoves(e.left, scale, moves) ?? collectMoves(e.right, -scale, moves);
+          return collectMoves(e.left, scale, moves, unit) ?? collectMoves(e.right, -scale, moves, unit);
         case '*': {
           const [k, x] = constant(e.left) !== undefined ? [constant(e.left)!, e.right] : [constant(e.right), e.left];
-          return k === undefined ? `${printExpr(e)} is no constant multiple` : collectMoves(x, scale * k, moves);
+          return k === undefined ? `${printExpr(e)} is no constant multiple` : collectMoves(x, scale * k, moves, unit);
         }
         case '//':
         case '%': {
-          if (constant(e.right) !== CORE) return `${printExpr(e)} splits by ${printExpr(e.right)}, not ${CORE}`;
+          if (constant(e.right) !== unit) return `${printExpr(e)} splits by ${printExpr(e.right)}, not ${unit}`;
           // (t + 8y) // 8 is t // 8 + y, and (t + 8y) % 8 is t % 8, for any integer y
           const linear = toLinear(e.left);
           const inames = tile.filter((n) => linear?.dependsOn(n));
           if (!linear || inames.length !== 1 || linear.coeff(inames[0]) !== 1)
-            return `${printExpr(e)} is not one tile iname plus a multiple of ${CORE}`;
+            return `${printExpr(e)} is not one tile iname plus a multiple of ${unit}`;
           const others = [...linear.coeffs].filter(([n]) => n !== inames[0]).map(([, k]) => k);
-          if (linear.constant % CORE !== 0 || others.some((k) => k % CORE !== 0))
-            return `${printExpr(e)} is not one tile iname plus a multiple of ${CORE}`;
+          if (linear.constant % unit !== 0 || others.some((k) => k % unit !== 0))
+            return `${printExpr(e)} is not one tile iname plus a multiple of ${unit}`;
           const m = moves.get(inames[0])!;
           if (e.op === '//') m.blocks += scale;
           else m.within += scale;
@@ -162,4 +166,74 @@ function collectMoves(e: Expr, scale: number, moves: Map<string, Moves>): string
     default:
       return `${printExpr(e)} is no sum of the tile's inames`;
   }
+}
+
+/**
+ * A tile of a swizzled array (`swizzleArray`): lines of `span` bytes (P elements), one a row along the
+ * axis that is not contiguous, the contiguous axis within a line (and, past P, in blocks of lines
+ * `blocks` elements apart): the canonical layouts Hopper's descriptors read with swizzling, 8 lines
+ * (`8 * span` bytes) to a repeat. The tile must start at a line that begins a repeat; a start within
+ * a line moves along the contiguous axis by whole 16-element steps (a product's k), which the
+ * hardware adds before it swizzles, as it does for the lines.
+ */
+function swizzledOperand(
+  ctx: MatrixContext,
+  array: string,
+  index: Expr,
+  span: number,
+  row: string,
+  col: string,
+  dtype: DType,
+  where: string,
+): MatrixOperand {
+  const line = span / byteSize(dtype);
+  const refuse = (why: string): never => {
+    throw new LoomError(
+      `${where}: the tile of '${array}' (at ${printExpr(index)}, swizzled over ${span} bytes) is not laid out as the matrix instruction reads a swizzled tile: ${why}. Lay it out in lines of ${line} elements, one a row of the tile (for a factor whose contiguous axis is longer, split it by ${line} and put the blocks outermost: splitArrayAxis(knl, '${array}', 1, ${line}); tagArrayAxes(knl, '${array}', 'N1,N2,N0'))`,
+    );
+  };
+  const moves = new Map<string, Moves>([
+    [row, { linear: 0, blocks: 0, within: 0 }],
+    [col, { linear: 0, blocks: 0, within: 0 }],
+  ]);
+  const why = collectMoves(index, 1, moves, line);
+  if (why) refuse(why);
+  const [r, c] = [moves.get(row)!, moves.get(col)!];
+  const contiguous = (m: Moves) => m.linear + m.within === 1 && (m.linear === 0 || m.within === 0);
+  const lines = (m: Moves) => m.linear === line && m.blocks === 0 && m.within === 0;
+  const layout = contiguous(c) && lines(r) ? 'row' : contiguous(r) && lines(c) ? 'col' : undefined;
+  if (!layout)
+    refuse(
+      `one axis must be contiguous and the other a line (${line} elements) a step (here ${r.linear || r.within} a row and ${c.linear || c.within} a column)`,
+    );
+  const blocks = layout === 'row' ? c.blocks : r.blocks;
+  const first = ctx.simplify(
+    substitute(
+      index,
+      new Map([
+        [row, int(0)],
+        [col, int(0)],
+      ]),
+    ),
+  );
+  const start = toLinear(first);
+  const repeat = 8 * line;
+  const inLine = (k: number) => ((k % repeat) + repeat) % repeat;
+  if (
+    !start ||
+    [start.constant, ...start.coeffs.values()].some(
+      (k) => inLine(k) % 16 !== 0 || (inLine(k) >= line && k % repeat !== 0),
+    )
+  )
+    refuse(
+      `it starts at ${printExpr(first)}, which must be whole repeats of 8 lines (${repeat} elements) plus whole steps of 16 elements along a line`,
+    );
+  return {
+    array,
+    offset: first,
+    leading: line,
+    layout: layout!,
+    dtype,
+    swizzle: { span, blocks },
+  };
 }

@@ -115,6 +115,14 @@ export interface TemporaryVariable {
    * factors as they are.
    */
   readonly matrixPrecision?: 'tf32';
+  /**
+   * A local array stored swizzled (`swizzleArray`): byte offset `o` of its row-major layout lies at
+   * `o ^ (((o >> 7) % (swizzle / 16)) << 4)`, each 16-byte unit of a 128-byte line moved within its
+   * `swizzle` bytes by the line's index, as Hopper's tensor memory accelerator and warpgroup
+   * instructions lay tiles out (32, 64 or 128). Only where the elements lie changes, not which
+   * element an index reads. Absent: as the layout says.
+   */
+  readonly swizzle?: 32 | 64 | 128;
 }
 
 /**

@@ -50,6 +50,7 @@ import {
   setOptions,
   setTemporaryAddressSpace,
   splitArrayAxis,
+  swizzleArray,
   tagArrayAxes,
   tagInstructions,
   toBatched,
@@ -160,6 +161,17 @@ export class KernelBuilder<I extends string, S extends AnySignature, C = never> 
   /** `setTemporaryAddressSpace`: where temporaries live (`'private'`, `'local'`, `'global'`). */
   space(temporaries: string | readonly string[], space: AddressSpace): KernelBuilder<I, S> {
     return this.derive((k) => setTemporaryAddressSpace(k, temporaries, space));
+  }
+
+  /**
+   * `swizzleArray`: a local array stored swizzled over 32, 64 or 128 bytes, as Hopper's tensor memory
+   * accelerator writes tiles and its warpgroup instructions read them without bank conflicts.
+   * ```ts
+   * kernel`...`.prefetch('a', ['i_tile', 'k_tile'], { space: 'local' }).swizzle('a_fetch', 128).bulkCopies('a_fetch')
+   * ```
+   */
+  swizzle(array: string, span: 32 | 64 | 128): KernelBuilder<I, S> {
+    return this.derive((k) => swizzleArray(k, array, span));
   }
 
   /** `tagArrayAxes`: how an array's axes are laid out (`'c,c'`, `'f,f'`, `'stride:n,c'`, `'sep,c'`, `'vec'`). */
