@@ -6,10 +6,10 @@
  * (CUDA) run it; on the others the kernel is refused (a notice). bench/torch_hgemm.py times
  * torch.matmul in half precision and with TF32 (cuBLAS on the tensor cores) for the reference.
  *
- *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,bf16,tf32,wgmma,wgmma-bf16] [--config='{...}']
+ *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,bf16,tf32,wgmma,wgmma-half,wgmma-bf16] [--config='{...}']
  *
  * `--config` measures that one configuration, or a JSON list of them (a profiler's run: bench/ncu/cuda.sh);
- * `--modes` picks the products (hgemm, bf16, tf32, wgmma, wgmma-bf16: Hopper's warpgroup instructions).
+ * `--modes` picks the products (hgemm, bf16, tf32, wgmma, wgmma-half (c in float16), wgmma-bf16: Hopper's warpgroup instructions).
  */
 import {
   bfloat16Bits,
@@ -68,6 +68,8 @@ interface Mode {
   readonly configs: readonly object[];
   readonly kernel: (n: number, config: object) => LoopKernel;
   readonly tolerance: number;
+  /** c's dtype where not float32: float16, the sums rounded as they are stored (torch.matmul of halves). */
+  readonly output?: 'float16';
 }
 const MODES: readonly Mode[] = [
   {
@@ -100,6 +102,15 @@ const MODES: readonly Mode[] = [
     tolerance: 1e-6,
   },
   {
+    name: 'wgmma half out (tensor cores)',
+    dtype: 'float16',
+    configs: WGMMA_CONFIGS,
+    kernel: (n, c) => wgmmaHgemmKernel(n, c as WgmmaConfig, { output: 'float16' }),
+    // float32 sums rounded to halves as they are stored: half an ulp of a half
+    tolerance: 2 ** -11,
+    output: 'float16',
+  },
+  {
     name: 'wgmma bf16 (tensor cores)',
     dtype: 'bfloat16',
     configs: WGMMA_CONFIGS,
@@ -129,9 +140,11 @@ async function timeConfig(
     throw e;
   }
   try {
-    await d.device.write(data.c.buffer, new Float32Array(n * n));
+    const half = mode.output === 'float16';
+    await d.device.write(data.c.buffer, half ? new Uint16Array(n * n) : new Float32Array(n * n));
     const seconds = await kernelSeconds(d, prepared, { samples: 9, maxSeconds: 3 });
-    const c = (await data.c.toHost()) as Float32Array;
+    const stored = await data.c.toHost();
+    const c = half ? Float32Array.from(stored as Uint16Array, float16Value) : (stored as Float32Array);
     for (let s = 0; s < 64; s++) {
       const i = s === 0 ? 0 : s === 1 ? n - 1 : (s * 7919) % n;
       const j = s === 0 ? 0 : s === 1 ? n - 1 : (s * 104729 + 13) % n;
@@ -154,7 +167,15 @@ for (const d of await openDevices(options.backends)) {
       !chosenModes ||
       chosenModes.some((c) =>
         m.name.startsWith(
-          c === 'tf32' ? 'sgemm tf32' : c === 'wgmma-bf16' ? 'wgmma bf16' : c === 'wgmma' ? 'wgmma hgemm' : c,
+          c === 'tf32'
+            ? 'sgemm tf32'
+            : c === 'wgmma-bf16'
+              ? 'wgmma bf16'
+              : c === 'wgmma-half'
+                ? 'wgmma half out'
+                : c === 'wgmma'
+                  ? 'wgmma hgemm'
+                  : c,
         ),
       ),
   ))
@@ -166,7 +187,10 @@ for (const d of await openDevices(options.backends)) {
       const data = {
         a: await DeviceArray.from(d.device, host(a), mode.dtype, [n, n]),
         b: await DeviceArray.from(d.device, host(b), mode.dtype, [n, n]),
-        c: await DeviceArray.from(d.device, new Float32Array(n * n), 'float32', [n, n]),
+        c:
+          mode.output === 'float16'
+            ? await DeviceArray.from(d.device, new Uint16Array(n * n), 'float16', [n, n])
+            : await DeviceArray.from(d.device, new Float32Array(n * n), 'float32', [n, n]),
         hostA: a.values,
         hostB: b.values,
       };

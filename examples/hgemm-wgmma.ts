@@ -120,6 +120,11 @@ export interface WgmmaKernelOptions {
   /** The factors' dtype (default float16). */
   readonly factors?: 'float16' | 'bfloat16';
   /**
+   * c's dtype (default float32): the sums are float32 either way, rounded to the factors' dtype as
+   * they are stored where it is `'float16'` or `'bfloat16'` (what `torch.matmul` of halves returns).
+   */
+  readonly output?: 'float32' | 'float16' | 'bfloat16';
+  /**
    * The work-items on l.0 that run each tile together: a warpgroup's 128 (the default), which CUDA
    * needs. The CPU device, where every lane computes the whole tile, also takes fewer (a quicker check
    * of the same layouts and instructions; CUDA refuses such a kernel).
@@ -129,14 +134,14 @@ export interface WgmmaKernelOptions {
 
 /** HGEMM (or, with bfloat16 factors, its bfloat16 kernel) tiled for warpgroup instructions at size n. */
 export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaKernelOptions = {}): LoopKernel {
-  const { factors = 'float16', lanes = WARPGROUP } = options;
+  const { factors = 'float16', lanes = WARPGROUP, output = 'float32' } = options;
   const { warpgroups, columns, tileK } = config;
   const rows = 64 * warpgroups;
   if (n % rows || n % columns || n % tileK || tileK % 16 || columns % 8 || columns > 256)
     throw new Error(
       `wgmmaHgemmKernel: n = ${n} must be a multiple of the ${rows}x${columns} block and of tileK ${tileK} (a multiple of 16); columns a multiple of 8 up to 256`,
     );
-  let knl = fixParameters(plainHgemm(factors), { n });
+  let knl = fixParameters(plainHgemm(factors, output), { n });
   // the warpgroups of a work-group on l.1 (one needs no axis of its own)
   const groupRows = warpgroups > 1 ? ['i_group'] : [];
   if (warpgroups > 1) {

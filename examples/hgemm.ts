@@ -115,14 +115,17 @@ export const TF32_CONFIGS: readonly HgemmConfig[] = [
  * `c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))`, a and b float16 (or, `factors`,
  * bfloat16), c float32, n x n.
  */
-export function plainHgemm(factors: 'float16' | 'bfloat16' = 'float16'): LoopKernel {
+export function plainHgemm(
+  factors: 'float16' | 'bfloat16' = 'float16',
+  output: 'float32' | 'float16' | 'bfloat16' = 'float32',
+): LoopKernel {
   const knl = makeKernel(
     '{ [i, j, k]: 0 <= i < n and 0 <= j < n and 0 <= k < n }',
     'c[i, j] = sum(k, float32(a[i, k]) * float32(b[k, j]))',
     undefined,
     { name: factors === 'float16' ? 'hgemm' : 'bf16gemm' },
   );
-  return addDtypes(knl, { a: factors, b: factors, c: 'float32' });
+  return addDtypes(knl, { a: factors, b: factors, c: output });
 }
 
 /** The block of c a work-group computes: rows and columns. */

@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import {
   addPrefetch,
   fixParameters,
+  float16Value,
   generateCode,
   joinInames,
   LoomError,
@@ -247,6 +248,26 @@ for (const device of testDevices()) {
       }
       checkProduct(outcome.c as Float32Array, a.values, b.values, n, JSON.stringify(config));
     }
+    // c in halves: each work-item's float32 sums rounded to nearest as they are stored (what torch.matmul of halves returns)
+    const swizzled = emulated
+      ? { warpgroups: 1, columns: 32, tileK: 32, stages: 2, bulkCopies: true, swizzled: true }
+      : { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true };
+    const half = await run(
+      wgmmaHgemmKernel(n, swizzled, emulated ? { lanes: 8, output: 'float16' } : { output: 'float16' }),
+      device,
+      {
+        a: a.bits,
+        b: b.bits,
+      },
+    );
+    const c = half.c as Uint16Array;
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        const { value, magnitude } = hgemmEntry(a.values, b.values, n, i, j);
+        const got = float16Value(c[i * n + j]);
+        if (!(Math.abs(got - value) <= 2 ** -11 * Math.abs(value) + 1e-6 * magnitude * Math.sqrt(n) + 2 ** -24))
+          assert.unreachable(`c in halves: c[${i}, ${j}] = ${got}, expected ${value}`);
+      }
   });
 }
 

@@ -140,8 +140,14 @@ export function warpgroupMultiply(
   return lines;
 }
 
+/** The conversion of a float into a narrower element type that a store rounds to. */
+const ROUNDING: Record<string, string> = { __half: '__float2half_rn', __nv_bfloat16: '__float2bfloat16_rn' };
+
 /** An accumulator stored into tile `c`, each work-item its own elements. */
 export function warpgroupStore(fragment: string, c: PrintedTile, accumulator: Fragment): string[] {
+  // floats stored into halves or bfloat16s are rounded to nearest, even (WGMMA_SHAPES' storedAs)
+  const round = ROUNDING[c.type];
+  const value = (e: string) => (round ? `${round}(${e})` : e);
   const at = (r: string, col: string) =>
     c.layout === 'row' ? `${r} * ${c.leading} + ${col}` : `${r} + ${col} * ${c.leading}`;
   return [
@@ -152,7 +158,7 @@ export function warpgroupStore(fragment: string, c: PrintedTile, accumulator: Fr
     `  ${c.type} *loom_c = ${c.pointer};`,
     `  for (int loom_j = 0; loom_j < ${accumulator.shape.n / 8}; loom_j++)`,
     '    for (int loom_e = 0; loom_e < 4; loom_e++)',
-    `      loom_c[${at('(loom_row + 8 * (loom_e / 2))', '(8 * loom_j + loom_col + loom_e % 2)')}] = ${fragment}[4 * loom_j + loom_e];`,
+    `      loom_c[${at('(loom_row + 8 * (loom_e / 2))', '(8 * loom_j + loom_col + loom_e % 2)')}] = ${value(`${fragment}[4 * loom_j + loom_e]`)};`,
     '}',
   ];
 }

@@ -36,5 +36,7 @@ export const WGMMA_SHAPES: readonly MatrixShape[] = Array.from({ length: 32 }, (
       accumulators: ['float32'],
       lanes: 128,
       factors: 'core-matrices',
+      // each work-item stores its own floats: rounded to halves or bfloat16s as they are stored
+      storedAs: ['float16', 'bfloat16'],
     })),
 );

@@ -184,9 +184,14 @@ function matrixOp(ctx: MatrixContext, insn: Instruction, tile: TileInames, where
   if (assignee.kind !== 'subscript') return form(`'${printExpr(assignee)}' written whole`);
   const acc = fragment(ctx, read, m, n, tileReduction(knl, read.array), where);
   const dtype = ctx.types.get(assignee.array)!;
-  if (dtype !== acc.dtype)
+  // rounded as it is stored, where the instruction's work-items store their own registers
+  const { m: rows, n: columns, k } = acc.shape;
+  const rounds =
+    !('refused' in ctx.support) &&
+    ctx.support.shapes.some((s) => s.m === rows && s.n === columns && s.k === k && s.storedAs?.includes(dtype));
+  if (dtype !== acc.dtype && !rounds)
     throw new LoomError(
-      `${where} stores the ${acc.dtype} accumulator into '${assignee.array}' of ${dtype}; a matrix instruction stores the accumulator's own dtype (store it into an array of ${acc.dtype} and convert that)`,
+      `${where} stores the ${acc.dtype} accumulator into '${assignee.array}' of ${dtype}; a matrix instruction of this shape stores the accumulator's own dtype (store it into an array of ${acc.dtype} and convert that)`,
       insn.span,
     );
   return { kind: 'store', accumulator: acc, c: operand(ctx, assignee, m.iname, n.iname, dtype, where) };

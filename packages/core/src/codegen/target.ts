@@ -248,6 +248,12 @@ export interface MatrixShape {
    * bytes (codegen/matrix-cores.ts), as Hopper's `wgmma` does; absent: tiles in lines, in global or local memory.
    */
   readonly factors?: 'core-matrices';
+  /**
+   * Dtypes besides its own that the accumulator may be stored into, each element rounded as it is
+   * stored (where each work-item stores its own registers one by one, as Hopper's `wgmma`
+   * accumulators are); absent: only its own.
+   */
+  readonly storedAs?: readonly DType[];
 }
 
 /** How a target reads image arguments (`Target.images`). */
