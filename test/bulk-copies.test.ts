@@ -32,6 +32,7 @@ import { openclTarget } from '@loom/codegen-opencl';
 import { kernel } from '@loom/dsl';
 import { wgmmaHgemmKernel } from '../examples/hgemm-wgmma.ts';
 import { randomFloat32, testDevices } from './support/devices.ts';
+import { refusal } from './support/refusals.ts';
 import { expectSquareProduct } from './support/staged-matvec.ts';
 
 /**
@@ -62,16 +63,6 @@ function bulkProduct(n: number, stages = 1, options: { transposed?: boolean } = 
   if (stages > 1) knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', { stages });
   return bulkCopies(knl, ['a_fetch', 'b_fetch']);
 }
-
-const refusal = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    assert.ok(e instanceof LoomError, `expected a LoomError, got ${e}`);
-    return (e as Error).message;
-  }
-  return assert.unreachable('expected a LoomError') as never;
-};
 
 test('CUDA C: each panel one request a step on the group barrier, the tensor maps made at launch', () => {
   const generated = generateCode(bulkProduct(256), cudaTarget());

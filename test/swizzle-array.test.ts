@@ -12,7 +12,6 @@ import {
   addPrefetch,
   fixParameters,
   generateCode,
-  LoomError,
   makeKernel,
   run,
   splitIname,
@@ -24,6 +23,7 @@ import {
 import { openclTarget } from '@loom/codegen-opencl';
 import { kernel } from '@loom/dsl';
 import { randomFloat32, testDevices } from './support/devices.ts';
+import { refusal } from './support/refusals.ts';
 import { expectMatvec, expectSquareProduct, stagedMatvec } from './support/staged-matvec.ts';
 
 /** c = a·b in 16 x 16 blocks, k by 32: a's 16 x 32 floats and b's 32 x 16 staged in local memory, swizzled over `span`. */
@@ -46,16 +46,6 @@ function swizzledProduct(n: number, span: 32 | 64 | 128): LoopKernel {
   knl = splitIname(knl, 'b_dim_0', 16, { innerTag: 'l.1' });
   return swizzleArray(swizzleArray(knl, 'a_fetch', span), 'b_fetch', span);
 }
-
-const refusal = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    assert.ok(e instanceof LoomError, `expected a LoomError, got ${e}`);
-    return (e as Error).message;
-  }
-  return assert.unreachable('expected a LoomError') as never;
-};
 
 test('every access of a swizzled array is exchanged within its line: the index it had, then the exchange', () => {
   const code = generateCode(swizzledProduct(64, 128), openclTarget()).code;

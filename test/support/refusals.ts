@@ -31,3 +31,14 @@ export function refusedNow(f: () => unknown, pattern: RegExp): void {
   if (result instanceof Promise) result.catch(() => {});
   assert.unreachable(`expected a LoomError matching ${pattern}`);
 }
+
+/** The message of the LoomError `f` throws at once; fails the test where it throws nothing or something else. */
+export function refusal(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    assert.instance(e, LoomError);
+    return (e as Error).message;
+  }
+  return assert.unreachable('expected a LoomError') as never;
+}

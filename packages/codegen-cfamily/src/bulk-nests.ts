@@ -6,6 +6,7 @@
  */
 import {
   byteSize,
+  evaluateInt,
   expr as E,
   LoomError,
   statementsOfKind,
@@ -16,7 +17,16 @@ import {
   type Stmt,
 } from '@loom/core';
 import type { BulkCopySpelling, BulkIssue, TensorMapSpec } from './bulk-copies.ts';
-import { boxAxes, chainsOf, GROUP, linearTerms, startCoordinates, type Range, type Term } from './tensor-boxes.ts';
+import {
+  boxAxes,
+  chainsOf,
+  GROUP,
+  linearTerms,
+  startCoordinates,
+  sumTerms,
+  type Range,
+  type Term,
+} from './tensor-boxes.ts';
 
 /** The work-item id a tile's part reads (`lid(0)`). */
 const WORK_ITEM = 'lid';
@@ -119,7 +129,7 @@ export class NestFinder {
               throw new LoomError(
                 `${where}: the loop '${s.iname}' of the tile has bounds that change (${E.printExpr(s.lower)} to ${E.printExpr(s.upper)}); a bulk copy moves a whole box`,
               );
-            return evaluate(b, env);
+            return evaluateInt(b, tileValue(env), `the bounds of '${s.iname}'`);
           });
           for (let v = lo; v <= hi; v++) walk(s.body, new Map(env).set(s.iname, v), conds);
           return;
@@ -223,19 +233,7 @@ interface Split {
 
 /** `e` as the sum of a step's part and a tile's terms; a LoomError where a term mixes them. */
 function split(e: Expr, isTile: (x: Expr) => boolean, isStep: (x: Expr) => boolean, where: string): Split {
-  const terms: Term[] = [];
-  let constant = 0;
-  const collect = (x: Expr, scale: number): void => {
-    if (x.kind === 'int') constant += scale * x.value;
-    else if (x.kind === 'neg') collect(x.operand, -scale);
-    else if (x.kind === 'binary' && (x.op === '+' || x.op === '-')) {
-      collect(x.left, scale);
-      collect(x.right, x.op === '+' ? scale : -scale);
-    } else if (x.kind === 'binary' && x.op === '*' && x.left.kind === 'int') collect(x.right, scale * x.left.value);
-    else if (x.kind === 'binary' && x.op === '*' && x.right.kind === 'int') collect(x.left, scale * x.right.value);
-    else terms.push({ coeff: scale, atom: x });
-  };
-  collect(e, 1);
+  const { constant, terms } = sumTerms(e);
   // a constant is the tile's (an unrolled copy's offset within it): the step's part is the same for every copy
   const tile: Term[] = constant === 0 ? [] : [{ coeff: constant, atom: E.int(1) }];
   let step: Expr | undefined;
@@ -247,7 +245,7 @@ function split(e: Expr, isTile: (x: Expr) => boolean, isStep: (x: Expr) => boole
         `${where}: the index ${E.printExpr(e)} mixes the tile's indices and the step's in ${E.printExpr(t.atom)}; a bulk copy's box starts at the step's and spans the tile's`,
       );
     const term = t.coeff === 1 ? t.atom : E.mul(E.int(t.coeff), t.atom);
-    if (inTile) tile.push(t);
+    if (inTile) tile.push(idsAsNames(t));
     else step = step ? E.add(step, term) : term;
   }
   return { step: step ?? E.int(0), tile };
@@ -287,49 +285,24 @@ function forEachWorkItem(
 }
 
 function evaluateTerms(terms: readonly Term[], env: ReadonlyMap<string, number>): number {
-  return terms.reduce((sum, t) => sum + t.coeff * evaluate(t.atom, env), 0);
+  return terms.reduce((sum, t) => sum + t.coeff * evaluateInt(t.atom, tileValue(env), "a bulk copy's tile index"), 0);
 }
 
-/** An integer expression of the nest's inames and work-item ids, evaluated. */
-function evaluate(e: Expr, env: ReadonlyMap<string, number>): number {
-  switch (e.kind) {
-    case 'int':
-      return e.value;
-    case 'var': {
-      const v = env.get(e.name);
-      if (v === undefined) throw new LoomError(`a bulk copy's tile index reads '${e.name}', which is not the tile's`);
-      return v;
-    }
-    case 'neg':
-      return -evaluate(e.operand, env);
-    case 'call': {
-      const axis = e.args[0]?.kind === 'int' ? e.args[0].value : -1;
-      const v = env.get(`${e.fn}(${axis})`);
-      if (v === undefined) throw new LoomError(`a bulk copy's tile index reads ${E.printExpr(e)}`);
-      return v;
-    }
-    case 'binary': {
-      const [a, b] = [evaluate(e.left, env), evaluate(e.right, env)];
-      switch (e.op) {
-        case '+':
-          return a + b;
-        case '-':
-          return a - b;
-        case '*':
-          return a * b;
-        case '//':
-          return Math.floor(a / b);
-        case '%':
-          return a - b * Math.floor(a / b);
-        default:
-          break;
-      }
-      break;
-    }
-    default:
-      break;
-  }
-  throw new LoomError(`a bulk copy's tile index holds ${E.printExpr(e)}, which is not integer arithmetic`);
+/** The values of a tile's names: the nest's loops, and the work-item ids (`lid(0)`, named as `idName` makes them). */
+const tileValue =
+  (env: ReadonlyMap<string, number>) =>
+  (name: string): number => {
+    const v = env.get(name);
+    if (v === undefined) throw new LoomError(`a bulk copy's tile index reads '${name}', which is not the tile's`);
+    return v;
+  };
+
+/** A tile's term with its work-item ids (`lid(0)`) as variables of those names, which `evaluateInt` reads. */
+function idsAsNames(t: Term): Term {
+  const atom = E.mapExpr(t.atom, (x) =>
+    x.kind === 'call' && x.fn === WORK_ITEM && x.args[0]?.kind === 'int' ? E.variable(`lid(${x.args[0].value})`) : x,
+  );
+  return { coeff: t.coeff, atom };
 }
 
 /** `ranges` narrowed by what `condition` says of a loop (`k <= 30`, conjunctions of such). */

@@ -135,11 +135,13 @@ export function chainsOf(axes: readonly BoxAxis[], where: string): Chains {
   return { extents, list };
 }
 
-/** The coefficients and constant of a sum of terms whose atoms are the step's. */
-export function linearTerms(e: Expr): { constant: number; terms: Term[] } | undefined {
+/**
+ * `e` as a constant plus terms `coeff * atom`, through sums, differences, negations and products by
+ * constants: an atom is whatever else the sum holds (a variable, a work-item id, a division).
+ */
+export function sumTerms(e: Expr): { constant: number; terms: Term[] } {
   const terms: Term[] = [];
   let constant = 0;
-  let ok = true;
   const collect = (x: Expr, scale: number): void => {
     if (x.kind === 'int') constant += scale * x.value;
     else if (x.kind === 'neg') collect(x.operand, -scale);
@@ -148,11 +150,16 @@ export function linearTerms(e: Expr): { constant: number; terms: Term[] } | unde
       collect(x.right, x.op === '+' ? scale : -scale);
     } else if (x.kind === 'binary' && x.op === '*' && x.left.kind === 'int') collect(x.right, scale * x.left.value);
     else if (x.kind === 'binary' && x.op === '*' && x.right.kind === 'int') collect(x.left, scale * x.right.value);
-    else if (x.kind === 'var' || x.kind === 'call') terms.push({ coeff: scale, atom: x });
-    else ok = false;
+    else terms.push({ coeff: scale, atom: x });
   };
   collect(e, 1);
-  return ok ? { constant, terms } : undefined;
+  return { constant, terms };
+}
+
+/** The coefficients and constant of a sum whose atoms are variables and ids (the step's loops and groups); undefined otherwise. */
+export function linearTerms(e: Expr): { constant: number; terms: Term[] } | undefined {
+  const sum = sumTerms(e);
+  return sum.terms.every((t) => t.atom.kind === 'var' || t.atom.kind === 'call') ? sum : undefined;
 }
 
 /**

@@ -96,15 +96,7 @@ export function coreOperand(
         `its blocks lie ${step} elements apart down the ${axis}, which must be a positive multiple of ${CORE * CORE} (whole blocks) and at most ${MOST_BYTES} bytes`,
       );
   }
-  const first = ctx.simplify(
-    substitute(
-      index,
-      new Map([
-        [row, int(0)],
-        [col, int(0)],
-      ]),
-    ),
-  );
+  const first = tileStart(ctx, index, row, col);
   const start = toLinear(first);
   if (!start || start.constant % CORE !== 0 || [...start.coeffs.values()].some((k) => k % CORE !== 0))
     refuse(`it starts at ${printExpr(first)}, which must be a multiple of ${CORE} elements (16 bytes)`);
@@ -207,15 +199,7 @@ function swizzledOperand(
       `one axis must be contiguous and the other a line (${line} elements) a step (here ${r.linear || r.within} a row and ${c.linear || c.within} a column)`,
     );
   const blocks = layout === 'row' ? c.blocks : r.blocks;
-  const first = ctx.simplify(
-    substitute(
-      index,
-      new Map([
-        [row, int(0)],
-        [col, int(0)],
-      ]),
-    ),
-  );
+  const first = tileStart(ctx, index, row, col);
   const start = toLinear(first);
   const repeat = 8 * line;
   const inLine = (k: number) => ((k % repeat) + repeat) % repeat;
@@ -236,4 +220,17 @@ function swizzledOperand(
     dtype,
     swizzle: { span, blocks },
   };
+}
+
+/** The flat index of a tile's first element: `index` at row and column 0. */
+function tileStart(ctx: MatrixContext, index: Expr, row: string, col: string): Expr {
+  return ctx.simplify(
+    substitute(
+      index,
+      new Map([
+        [row, int(0)],
+        [col, int(0)],
+      ]),
+    ),
+  );
 }
