@@ -144,6 +144,11 @@ export class NestFinder {
         case 'assign': {
           if (s.target.kind !== 'subscript' || s.value.kind !== 'subscript')
             throw new LoomError(`${where}: instruction '${s.insnId}' is not a copy of one element`);
+          // a vec loop's statement copies its lanes at once: enumerated as one element it would hide them
+          if (s.vector)
+            throw new LoomError(
+              `${where}: instruction '${s.insnId}' is a vector statement (a vec loop); leave its loop unrolled, the request moves the lanes anyway`,
+            );
           const key = conds.map((c) => E.printExpr(c)).join(' && ');
           if (conditions !== undefined && key !== conditions)
             throw new LoomError(
