@@ -14,7 +14,6 @@ import {
   addPrefetch,
   bulkCopies,
   doubleBuffer,
-  fixParameters,
   generateCode,
   LoomError,
   makeKernel,
@@ -24,7 +23,6 @@ import {
   run,
   splitIname,
   tagArrayAxes,
-  tagInames,
   type LoopKernel,
 } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
@@ -33,33 +31,16 @@ import { kernel } from '@loom/dsl';
 import { wgmmaHgemmKernel } from '../examples/hgemm-wgmma.ts';
 import { randomFloat32, testDevices } from './support/devices.ts';
 import { refusal } from './support/refusals.ts';
-import { expectSquareProduct } from './support/staged-matvec.ts';
+import { expectSquareProduct, stagedProduct } from './support/staged-matvec.ts';
 
 /**
  * c = a·b (n x n, float32) in 16 x 16 blocks of work-items, k staged 32 at a time: a's 16 x 32 and
  * b's 32 x 16 panels filled by bulk copies, in `stages` buffers (1: one, filled and read each step).
  */
 function bulkProduct(n: number, stages = 1, options: { transposed?: boolean } = {}): LoopKernel {
-  let knl = makeKernel('{ [i, j, k]: 0 <= i, j, k < n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
-    name: 'bulk_product',
-  });
-  knl = addDtypes(fixParameters(knl, { n }), { a: 'float32', b: 'float32' });
-  knl = splitIname(knl, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
-  knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
-  knl = splitIname(knl, 'k', 32);
-  knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], {
-    temporaryAddressSpace: 'local',
-    fetchOuterInames: ['i_outer', 'k_outer'],
-  });
+  let knl = stagedProduct(n);
   // a's panel stored column by column: no box of a's rows
   if (options.transposed) knl = tagArrayAxes(knl, 'a_fetch', 'N0,N1');
-  knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner'], {
-    temporaryAddressSpace: 'local',
-    fetchOuterInames: ['j_outer', 'k_outer'],
-  });
-  knl = splitIname(knl, 'a_dim_1', 16, { innerTag: 'l.0' });
-  knl = tagInames(knl, { a_dim_0: 'l.1', b_dim_1: 'l.0' });
-  knl = splitIname(knl, 'b_dim_0', 16, { innerTag: 'l.1' });
   if (stages > 1) knl = doubleBuffer(knl, ['a_fetch', 'b_fetch'], 'k_outer', { stages });
   return bulkCopies(knl, ['a_fetch', 'b_fetch']);
 }

@@ -7,43 +7,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  addDtypes,
-  addPrefetch,
-  fixParameters,
-  generateCode,
-  makeKernel,
-  run,
-  splitIname,
-  swizzleArray,
-  tagInames,
-  unswizzleIndex,
-  type LoopKernel,
-} from '@loom/core';
+import { fixParameters, generateCode, run, swizzleArray, unswizzleIndex, type LoopKernel } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { kernel } from '@loom/dsl';
 import { randomFloat32, testDevices } from './support/devices.ts';
 import { refusal } from './support/refusals.ts';
-import { expectMatvec, expectSquareProduct, stagedMatvec } from './support/staged-matvec.ts';
+import { expectMatvec, expectSquareProduct, stagedMatvec, stagedProduct } from './support/staged-matvec.ts';
 
 /** c = a·b in 16 x 16 blocks, k by 32: a's 16 x 32 floats and b's 32 x 16 staged in local memory, swizzled over `span`. */
 function swizzledProduct(n: number, span: 32 | 64 | 128): LoopKernel {
-  let knl = makeKernel('{ [i, j, k]: 0 <= i, j, k < n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])');
-  knl = addDtypes(fixParameters(knl, { n }), { a: 'float32', b: 'float32' });
-  knl = splitIname(knl, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
-  knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
-  knl = splitIname(knl, 'k', 32);
-  knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], {
-    temporaryAddressSpace: 'local',
-    fetchOuterInames: ['i_outer', 'k_outer'],
-  });
-  knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner'], {
-    temporaryAddressSpace: 'local',
-    fetchOuterInames: ['j_outer', 'k_outer'],
-  });
-  knl = splitIname(knl, 'a_dim_1', 16, { innerTag: 'l.0' });
-  knl = tagInames(knl, { a_dim_0: 'l.1', b_dim_1: 'l.0' });
-  knl = splitIname(knl, 'b_dim_0', 16, { innerTag: 'l.1' });
+  const knl = stagedProduct(n);
   return swizzleArray(swizzleArray(knl, 'a_fetch', span), 'b_fetch', span);
 }
 

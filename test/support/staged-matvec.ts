@@ -1,12 +1,13 @@
 /**
- * A tiled matrix-vector product staged through local memory, the kernel the double-buffer and
- * asynchronous-copy tests transform, and its plain JavaScript reference; the checks of a
- * matrix-vector and a square matrix product those tests share.
+ * A tiled matrix-vector product and a tiled square product staged through local memory, the
+ * kernels the double-buffer, asynchronous-copy, bulk-copy and swizzle tests transform, and the
+ * plain JavaScript references those tests check them against.
  */
 import * as assert from 'uvu/assert';
 import {
   addDtypes,
   addPrefetch,
+  fixParameters,
   makeKernel,
   run,
   splitIname,
@@ -26,6 +27,31 @@ export function stagedMatvec(): LoopKernel {
   knl = addPrefetch(knl, 'x', ['j_inner'], { temporaryAddressSpace: 'local' });
   knl = tagInames(knl, { x_dim_0: 'l.0' });
   return addDtypes(knl, { m: 'float32', x: 'float32' });
+}
+
+/**
+ * c = a·b (n x n, float32, n fixed) in 16 x 16 blocks of work-items, k staged 32 at a time: a's 16 x
+ * 32 panel (`a_fetch`) and b's 32 x 16 (`b_fetch`) filled by all 256 work-items, filled along `k_outer`.
+ */
+export function stagedProduct(n: number): LoopKernel {
+  let knl = makeKernel('{ [i, j, k]: 0 <= i, j, k < n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
+    name: 'staged_product',
+  });
+  knl = addDtypes(fixParameters(knl, { n }), { a: 'float32', b: 'float32' });
+  knl = splitIname(knl, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
+  knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+  knl = splitIname(knl, 'k', 32);
+  knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['i_outer', 'k_outer'],
+  });
+  knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['j_outer', 'k_outer'],
+  });
+  knl = splitIname(knl, 'a_dim_1', 16, { innerTag: 'l.0' });
+  knl = tagInames(knl, { a_dim_0: 'l.1', b_dim_1: 'l.0' });
+  return splitIname(knl, 'b_dim_0', 16, { innerTag: 'l.1' });
 }
 
 /** The n sums of the n x k matrix m times x, in float64. */
