@@ -166,7 +166,9 @@ function collectMoves(e: Expr, scale: number, moves: Map<string, Moves>, unit = 
  * `blocks` elements apart): the canonical layouts Hopper's descriptors read with swizzling, 8 lines
  * (`8 * span` bytes) to a repeat. The tile must start at a line that begins a repeat; a start within
  * a line moves along the contiguous axis by whole 16-element steps (a product's k), which the
- * hardware adds before it swizzles, as it does for the lines.
+ * hardware adds before it swizzles, as it does for the lines. The tile stays within its line: a row
+ * of the tile is one line of the array, and the accesses are within the array's axes (a contiguous
+ * axis longer than a line is in blocks, which the start reaches through `//` and `%`, refused here).
  */
 function swizzledOperand(
   ctx: MatrixContext,
