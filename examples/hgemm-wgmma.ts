@@ -10,10 +10,15 @@
  *    matrices (`splitArrayAxis` twice and `tagArrayAxes`), which the instruction's descriptors read;
  *  - the tile is `tensorize`d with `lanes: 128`: its 64-row shapes are Hopper's (sm_90a).
  *
+ * The fastest configurations (`swizzled`, `bulkCopies`) lay both panels out in swizzled lines of 64
+ * halves instead (`swizzleArray`), filled by one request of the tensor memory accelerator a panel a
+ * step: 506 TFLOP/s at 4096 on the H200 (BENCHMARKS.md, twenty-fifth session).
+ *
  * CUDA runs it on GPUs of compute capability 9.0 (refused elsewhere, before anything runs); the CPU
  * device computes the same tiles as loops, from the same layouts. Other targets refuse it.
  * ```ts
  * const knl = wgmmaHgemmKernel(4096, WGMMA_DEFAULT);
+ * const fast = wgmmaHgemmKernel(4096, { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true });
  * ```
  */
 import {

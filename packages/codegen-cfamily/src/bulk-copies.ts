@@ -110,6 +110,8 @@ export interface BulkIssue {
 /** A kernel's bulk copies: each nest's request, the tensor maps, and the barrier objects. */
 export interface BulkPlan {
   readonly issues: ReadonlyMap<Stmt, BulkIssue>;
+  /** The local arrays the requests fill (declared aligned for them). */
+  readonly tiles: ReadonlySet<string>;
   readonly maps: readonly TensorMapSpec[];
   /** Barrier objects, one per group that may be in flight, and the one waited for. */
   readonly slots: number;
@@ -140,6 +142,7 @@ export function bulkPlan(
   finder.visit(k.body, new Map());
   return {
     issues: finder.issues,
+    tiles: new Set([...finder.issues.values()].map((i) => i.local)),
     maps: finder.maps,
     slots: groups.inFlight + 1,
     commitsAtBarriers: groups.commitAfter.size === 0,

@@ -173,7 +173,7 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       }
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
       // a tile matrix instructions load, or one asynchronous copies fill 16 bytes at a time, starts aligned
-      const bulk = printer.bulkPlan?.issues && [...printer.bulkPlan.issues.values()].some((i) => i.local === s.name);
+      const bulk = printer.bulkPlan?.tiles.has(s.name) ?? false;
       // a swizzled tile starts where the hardware's swizzle repeats (8 spans), a bulk copy's box at 128 bytes
       const aligned =
         (s.swizzle || bulk) && dialect.bulkCopy

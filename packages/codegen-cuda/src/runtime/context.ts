@@ -24,25 +24,14 @@ import {
 import { ParameterArena, type CudaKernelArgument } from './arguments.ts';
 import { CudaBuffer } from './buffer.ts';
 
-/** A view of a buffer for bulk copies (`encodeTensorMap`): its axes, the first contiguous. */
-export interface TensorMapView {
-  readonly elementBytes: number;
-  /** The swizzle the box lands in shared memory with: 32, 64 or 128 bytes, or 0. */
-  readonly swizzle: number;
-  readonly axes: readonly { readonly stride: number; readonly box: number; readonly extent: number | undefined }[];
-}
-
-/** CUtensorMapSwizzle by span in bytes (none, 32, 64, 128). */
-const TENSOR_MAP_SWIZZLES: Readonly<Record<number, number>> = { 0: 0, 32: 1, 64: 2, 128: 3 };
-
-/** The tensor map's data type by element bytes: unsigned integers of that width (a copy moves bits). */
-const TENSOR_MAP_TYPES: Readonly<Record<number, number>> = { 1: 0, 2: 1, 4: 2, 8: 4 };
 import { compileImage } from './compile.ts';
 import * as CU from './constants.ts';
 import { loadDriver, type DriverApi, type Handle } from './driver.ts';
 import { cudaError, describeResult } from './errors.ts';
 import { cudaVersionString, describeDevice, type CudaDeviceInfo } from './info.ts';
 import { CudaModule, type CudaFunction } from './module.ts';
+import { tensorMapEncoding, type TensorMapView } from './tensor-maps.ts';
+import { checkBlock, checkGrid } from './launch-geometry.ts';
 import type { Koffi } from './native.ts';
 import { chooseArchitecture, loadNvrtc, type Nvrtc } from './nvrtc.ts';
 
@@ -253,34 +242,25 @@ export class CudaContext {
     this.#makeCurrent();
     const encode = this.#api.cuTensorMapEncodeTiled;
     if (!encode) throw new LoomError(`${use}: this CUDA driver has no tensor maps (cuTensorMapEncodeTiled, CUDA 12)`);
-    const address = pointerOf(this, buffer, use);
-    const { elementBytes, axes } = view;
-    const elements = Math.floor(buffer.byteLength / elementBytes);
-    const extents = axes.map((a) => a.extent ?? Math.floor(elements / a.stride));
-    if (extents.some((e) => e < 1))
-      throw new LoomError(`${use}: the buffer of ${buffer.byteLength} bytes is too small for the tile its copies read`);
-    const dataType = TENSOR_MAP_TYPES[elementBytes];
-    if (dataType === undefined) throw new LoomError(`${use}: no tensor map moves elements of ${elementBytes} bytes`);
+    const e = tensorMapEncoding(view, buffer.byteLength, use);
     const map = new Uint8Array(128);
-    this.#check(
-      'cuTensorMapEncodeTiled',
-      encode(
-        map,
-        dataType,
-        axes.length,
-        address,
-        BigUint64Array.from(extents, (e) => BigInt(e)),
-        BigUint64Array.from(axes.slice(1), (a) => BigInt(a.stride * elementBytes)),
-        Uint32Array.from(axes, (a) => a.box),
-        Uint32Array.from(axes, () => 1),
-        0, // no interleaving
-        TENSOR_MAP_SWIZZLES[view.swizzle] ?? 0, // the box lands in shared memory swizzled as the array is
-        2, // L2 promotion of 128 bytes
-        0, // zeros past the extents
-      ),
-      () =>
-        `${use}: ${axes.length} axes of ${axes.map((a, i) => `${a.box} of ${extents[i]} elements, ${a.stride} apart`).join('; ')}`,
+    const address = pointerOf(this, buffer, use);
+    // no interleaving, L2 promotion of 128 bytes, zeros past the extents
+    const code = encode(
+      map,
+      e.dataType,
+      e.rank,
+      address,
+      e.dims,
+      e.strides,
+      e.box,
+      e.elementStrides,
+      0,
+      e.swizzle,
+      2,
+      0,
     );
+    this.#check('cuTensorMapEncodeTiled', code, () => `${use}: ${e.description}`);
     return map;
   }
 
@@ -649,66 +629,4 @@ function checkRange(use: string, buffer: CudaBuffer, offset: number, byteLength:
       `${use}: bytes ${offset} .. ${offset + byteLength} are outside the ${buffer.byteLength}-byte buffer`,
     );
   }
-}
-
-const AXES = ['x', 'y', 'z'];
-
-/** The grid as three block counts, checked against the device's largest grid. */
-function checkGrid(
-  where: string,
-  groupCount: readonly number[],
-  max: readonly [number, number, number],
-): [number, number, number] {
-  if (!Array.isArray(groupCount) || groupCount.length < 1 || groupCount.length > 3) {
-    throw new LoomError(`${where}: the grid needs 1 to 3 axes, got [${groupCount}]`);
-  }
-  const grid: [number, number, number] = [1, 1, 1];
-  groupCount.forEach((n, axis) => {
-    if (!Number.isSafeInteger(n) || n < 0)
-      throw new LoomError(`${where}: grid [${groupCount.join(', ')}] is not whole numbers`);
-    if (n > max[axis]) {
-      throw new LoomError(
-        `${where}: ${n} blocks along axis ${axis} (${AXES[axis]}) exceed the device's ${max[axis]}; ` +
-          (axis > 0
-            ? "tag the largest parallel iname 'g.0', which takes the most blocks"
-            : 'split the problem into several launches'),
-      );
-    }
-    grid[axis] = n;
-  });
-  return grid;
-}
-
-/** The block as three thread counts, checked against the device's and the kernel's limits. */
-function checkBlock(
-  where: string,
-  blockSize: readonly number[],
-  axes: number,
-  info: CudaDeviceInfo,
-  fn: CudaFunction,
-): [number, number, number] {
-  if (!Array.isArray(blockSize) || blockSize.length !== axes) {
-    throw new LoomError(`${where}: block size [${blockSize}] and grid differ in axes (${axes})`);
-  }
-  const block: [number, number, number] = [1, 1, 1];
-  blockSize.forEach((n, axis) => {
-    if (!Number.isSafeInteger(n) || n < 1)
-      throw new LoomError(`${where}: block size [${blockSize.join(', ')}] is not positive whole numbers`);
-    if (n > info.maxBlockSizes[axis])
-      throw new LoomError(
-        `${where}: ${n} threads along axis ${axis} (${AXES[axis]}) exceed the device's ${info.maxBlockSizes[axis]}`,
-      );
-    block[axis] = n;
-  });
-  const threads = block[0] * block[1] * block[2];
-  if (threads > fn.maxThreadsPerBlock) {
-    const why =
-      fn.maxThreadsPerBlock < info.maxThreadsPerBlock
-        ? ` (it uses ${fn.registers} registers per thread, so the device runs at most ${fn.maxThreadsPerBlock} of its threads per block)`
-        : '';
-    throw new LoomError(
-      `${where}: a block of ${threads} threads exceeds the kernel's ${fn.maxThreadsPerBlock}${why}; use smaller work-groups (split an 'l.N' iname)`,
-    );
-  }
-  return block;
 }

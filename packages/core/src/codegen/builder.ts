@@ -5,16 +5,23 @@
  */
 import { byteSize, type DType } from '../dtypes.ts';
 import { swizzleIndex } from './swizzle.ts';
+import {
+  declaredLength,
+  initializerLayout,
+  swizzleSpan,
+  vectorWidthOf,
+  type RuntimeSizedArrays,
+} from './temporary-storage.ts';
 import { InternalError, LoomError } from '../errors.ts';
 import { binary, int, logical, subscript, type Expr } from '../expr/nodes.ts';
-import { exprEquals, printExpr, simplifier, someExpr, substitute } from '../expr/index.ts';
+import { exprEquals, simplifier, someExpr, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
 import { nameWritten, namesRead, namesWritten } from '../kernel/accesses.ts';
 import { ilpRange, isLaneIname } from '../preprocess/privatize-ilp.ts';
-import type { DimTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
-import { requiredLength, requiredLengthExpr, stridesOf } from '../kernel/strides.ts';
+import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
+import { stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
 import { AccessGuards, type BoundsChecks, type GuardedInstruction } from './access-guards.ts';
@@ -36,15 +43,6 @@ import { matrixStatement } from './matrix-tiles.ts';
 import type { MatrixSupport } from './target.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
-
-/** The address spaces where a target declares arrays of a size known only at launch (its `runtimeSizedArrays` fact). */
-export interface RuntimeSizedArrays {
-  readonly spaces: ReadonlySet<'private' | 'local'>;
-  /** The target's name, for the message that refuses one elsewhere. */
-  readonly target: string;
-  /** Whether a local one is a kernel argument rather than a declaration (`localArraysAsArguments`). */
-  readonly localArguments?: boolean;
-}
 
 /**
  * Builds the program AST's device kernels (`KernelFunction`s) of one linearized kernel.
@@ -226,7 +224,7 @@ export class DeviceKernelBuilder {
       name: t.name,
       dtype: t.dtype!,
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
-      length: t.shape.length ? this.declaredLength(t) : undefined,
+      length: t.shape.length ? this.lengthOf(t) : undefined,
       vectorWidth: this.vectorWidths.get(t.name),
       ...(t.initializer
         ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
@@ -234,7 +232,7 @@ export class DeviceKernelBuilder {
       ...(t.forAtomic ? { forAtomic: true } : {}),
       ...(this.fragmentShapes.has(t.name) ? { matrix: this.fragmentShapes.get(t.name) } : {}),
       ...(this.matrixOperands.has(t.name) ? { matrixOperand: true } : {}),
-      ...(t.swizzle ? { swizzle: this.checkedSwizzle(t) } : {}),
+      ...(t.swizzle ? { swizzle: swizzleSpan(t, t.shape.length ? this.lengthOf(t) : 1) } : {}),
     }));
     // local arrays sized at launch that the target takes as launch arguments (OpenCL's __local T *,
     // CUDA's dynamic shared memory, WGSL's override-sized arrays): no declaration in the body
@@ -595,41 +593,9 @@ export class DeviceKernelBuilder {
     return found;
   }
 
-  /**
-   * Elements a private or local temporary needs: a number, or (where its shape or layout is
-   * parametric, a prefetch of `a[:, :]` over `0 <= i, j < n`) an expression the target
-   * evaluates at launch, when it says it can (`runtimeSizedArrays`).
-   */
-  private declaredLength(t: TemporaryVariable): number | Expr {
-    const strides = this.strides.get(t.name)!;
-    const numbers = [...t.shape, ...strides].map((e) => (e.kind === 'int' ? e.value : undefined));
-    if (numbers.every((n) => n !== undefined))
-      return requiredLength(numbers.slice(0, t.shape.length), numbers.slice(t.shape.length));
-    const space = t.addressSpace === 'local' ? 'local' : 'private';
-    const length = requiredLengthExpr(t.shape, strides);
-    const where = this.runtimeSizedArrays;
-    if (!where?.spaces.has(space)) {
-      throw new LoomError(
-        `temporary '${t.name}' in ${space} memory has a size known only at launch (${printExpr(length)} elements), ` +
-          `and ${where ? `the ${where.target} target` : 'code generated without a target'} cannot declare such an array in ${space} memory` +
-          (space === 'private' ? ' (OpenCL C, CUDA and WGSL have no variable-length arrays)' : '') +
-          "; give it temporaryAddressSpace: 'global' (its size may depend on the parameters there), or fix the parameters it depends on (fixParameters)",
-      );
-    }
-    if (this.vectorWidths.has(t.name))
-      throw new LoomError(`temporary '${t.name}': an array of vectors needs a constant size, not ${printExpr(length)}`);
-    return length;
-  }
-
-  /** A swizzled array's span, once its bytes are known to be whole spans (the exchange stays inside the array). */
-  private checkedSwizzle(t: TemporaryVariable): number {
-    const length = t.shape.length ? this.declaredLength(t) : 1;
-    const bytes = typeof length === 'number' ? length * byteSize(t.dtype!) : undefined;
-    if (bytes === undefined || bytes % t.swizzle! !== 0 || byteSize(t.dtype!) > 16)
-      throw new LoomError(
-        `temporary '${t.name}' is swizzled over ${t.swizzle} bytes, so its size must be a constant number of whole spans of elements of at most 16 bytes (it is ${bytes === undefined ? 'known only at launch' : `${bytes} bytes of ${t.dtype}`})`,
-      );
-    return t.swizzle!;
+  /** Elements a private or local temporary needs (`declaredLength`), with this target's arrays sized at launch. */
+  private lengthOf(t: TemporaryVariable): number | Expr {
+    return declaredLength(t, this.strides.get(t.name)!, this.runtimeSizedArrays, this.vectorWidths.has(t.name));
   }
 
   private isBuffer(name: string): boolean {
@@ -642,50 +608,6 @@ function dropDecidedGuards(s: Stmt): Stmt[] {
   if (s.kind !== 'if') return [s];
   if (s.condition.kind === 'bool') return s.condition.value ? dropDecidedGuards(s.then) : [];
   return [s];
-}
-
-/**
- * A row-major initializer laid out by the temporary's strides (its axes may be permuted or
- * padded: elements no index reaches are zeros).
- */
-function initializerLayout(
-  name: string,
-  values: readonly number[],
-  shape: readonly Expr[],
-  strides: readonly Expr[],
-): number[] {
-  const sizes = shape.map((s) => (s.kind === 'int' ? s.value : Number.NaN));
-  const steps = strides.map((s) => (s.kind === 'int' ? s.value : Number.NaN));
-  if (sizes.some(Number.isNaN) || steps.some(Number.isNaN))
-    throw new LoomError(`temporary '${name}': an initialized temporary needs a constant shape and layout`);
-  const out = new Array<number>(sizes.length ? requiredLength(sizes, steps) : 1).fill(0);
-  values.forEach((v, flat) => {
-    let rest = flat;
-    let at = 0;
-    for (let axis = sizes.length - 1; axis >= 0; axis--) {
-      at += (rest % sizes[axis]) * steps[axis];
-      rest = Math.floor(rest / sizes[axis]);
-    }
-    out[at] = v;
-  });
-  return out;
-}
-
-/** The lanes of an array's `vec` axis, if it has one. */
-function vectorWidthOf(
-  name: string,
-  shape: readonly Expr[] | undefined,
-  dimTags: readonly DimTag[] | undefined,
-): number | undefined {
-  const axis = dimTags?.findIndex((t) => t.kind === 'vec') ?? -1;
-  if (axis < 0 || !shape) return undefined;
-  const lanes = shape[axis];
-  if (lanes.kind !== 'int' || !VECTOR_LANES.includes(lanes.value)) {
-    throw new LoomError(
-      `'${name}': a 'vec' axis needs ${VECTOR_LANES.join(', ')} lanes (the lengths of vector types), not ${printExpr(lanes)}`,
-    );
-  }
-  return lanes.value;
 }
 
 function isZero(e: Expr): boolean {
