@@ -96,22 +96,27 @@ export interface TensorMapSpec {
 export interface BulkIssue {
   /** The sibling statements the nest is (one, or a run of a block's). */
   readonly length: number;
+  /** The tensor map the request reads through. */
   readonly map: TensorMapSpec;
-  /** The local array and the flat index of the box's first element. */
+  /** The local array the box lands in. */
   readonly local: string;
+  /** The flat index (unswizzled) in `local` of the box's first element. */
   readonly localOffset: Expr;
   /** The box's coordinates along each axis of the map. */
   readonly coordinates: readonly Expr[];
   /** Conditions of the step (none of the tile's) the copies are under. */
   readonly conditions: readonly Expr[];
+  /** The bytes the box holds, which its barrier object expects. */
   readonly bytes: number;
 }
 
 /** A kernel's bulk copies: each nest's request, the tensor maps, and the barrier objects. */
 export interface BulkPlan {
+  /** Each nest's request, by the nest's first statement. */
   readonly issues: ReadonlyMap<Stmt, BulkIssue>;
   /** The local arrays the requests fill (declared aligned for them). */
   readonly tiles: ReadonlySet<string>;
+  /** The kernel's tensor maps, one per distinct view, in the order its parameters take them. */
   readonly maps: readonly TensorMapSpec[];
   /** Barrier objects, one per group that may be in flight, and the one waited for. */
   readonly slots: number;
