@@ -29,11 +29,13 @@ import {
   fixParameters,
   joinInames,
   prioritizeLoops,
+  setOptions,
   splitArrayAxis,
   splitIname,
   swizzleArray,
   tagArrayAxes,
   tensorize,
+  type BulkRelease,
   type LoopKernel,
 } from '@loom/core';
 import { plainHgemm } from './hgemm.ts';
@@ -81,6 +83,12 @@ export interface WgmmaConfig {
    * `bulkCopies` (the requests land swizzled).
    */
   readonly swizzled?: boolean;
+  /**
+   * How a step's barriers let the bulk copies refill a buffer (the kernel option `bulkRelease`):
+   * `'arrivals'` (what `'auto'`, the default, takes here) lets each warpgroup go on past a barrier,
+   * only the requesting work-item waiting for the others; `'barriers'` has the whole group wait.
+   */
+  readonly release?: BulkRelease;
 }
 
 /** One warpgroup a 64 x 128 tile, k by 64: the probe's kernel (bench/wgmma/probe.cu) in Loom. */
@@ -115,6 +123,8 @@ export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
   { warpgroups: 2, columns: 256, tileK: 64, stages: 3, bulkCopies: true, swizzled: true },
   { warpgroups: 2, columns: 128, tileK: 64, stages: 4, bulkCopies: true, swizzled: true },
   { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true },
+  // the same with the work-group's barriers kept where arrivals would do (the kernel option `bulkRelease`)
+  { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true, release: 'barriers' },
 ];
 
 /** The work-items of a warpgroup. */
@@ -188,6 +198,7 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
   if (config.bulkCopies) knl = bulkCopies(knl, ['a_fetch', 'b_fetch']);
+  if (config.release) knl = setOptions(knl, { bulkRelease: config.release });
   else if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes });
 }

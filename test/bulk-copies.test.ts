@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import {
   addDtypes,
   addPrefetch,
+  asyncCopies,
   bulkCopies,
   doubleBuffer,
   generateCode,
@@ -21,6 +22,7 @@ import {
   prioritizeLoops,
   stringifyKernel,
   run,
+  setOptions,
   splitIname,
   tagArrayAxes,
   type LoopKernel,
@@ -46,7 +48,8 @@ function bulkProduct(n: number, stages = 1, options: { transposed?: boolean } = 
 }
 
 test('CUDA C: each panel one request a step on the group barrier, the tensor maps made at launch', () => {
-  const generated = generateCode(bulkProduct(256), cudaTarget());
+  // the barriers of the work-group kept (the kernel option; by default they are arrivals, below)
+  const generated = generateCode(setOptions(bulkProduct(256), { bulkRelease: 'barriers' }), cudaTarget());
   const code = generated.code;
   // two requests a step (a's 16 x 32 floats, b's 32 x 16), each a box of two axes, then the group closed
   const requests =
@@ -80,12 +83,60 @@ test('CUDA C: in a pipeline of three buffers each step is a group, two left in f
   assert.match(code, '__shared__ __align__(8) unsigned long long loom_bulk_barriers[2];');
   assert.match(
     code,
-    /loom_bulk_wait\(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 1u, 2u\);\n\s*__syncthreads\(\)/,
+    /loom_bulk_wait\(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 1u, 2u\);\n\s*loom_bulk_release\(/,
   );
   // the last steps' requests are guarded whole by the step, the box never cut
-  assert.match(code, /if \(k_outer_pair <= 1\)\n\s*\{\n\s*loom_bulk_copy_2d\(&loom_map_0, b_fetch \+ \(1024\)/);
+  assert.match(
+    code,
+    /if \(k_outer_pair <= 1\)\n\s*\{\n\s*loom_bulk_acquire\([^;]*\);\n\s*loom_bulk_copy_2d\(&loom_map_0, b_fetch \+ \(1024\)/,
+  );
   // a block does not leave while its requests still write its memory
   assert.match(code, /loom_bulk_wait\(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 0u, 2u\);\n\}/);
+});
+
+test('CUDA C: where the barriers order nothing but the refills, each is an arrival and the requests wait for it', () => {
+  const code = generateCode(bulkProduct(256, 3), cudaTarget()).code;
+  // two barrier objects, each expecting the block's 256 threads
+  assert.match(code, '__shared__ __align__(8) unsigned long long loom_bulk_releases[2];');
+  assert.match(code, 'loom_bulk_release_setup(loom_bulk_releases, 256u);');
+  // no barrier of the block after the set-up: every barrier of the steps is an arrival
+  const body = code.slice(code.indexOf('loom_bulk_release_setup(loom_bulk_releases'));
+  assert.not.match(body, '__syncthreads()');
+  assert.match(body, /loom_bulk_release\(loom_bulk_releases, loom_bulk_released\); \/\* for [ab]_fetch/);
+  // a run of requests waits once for the latest release, right before the first; so does a commit after others
+  const before = [...body.matchAll(/([^\n]*)\n[^\n]*loom_bulk_copy_2d\(&loom_map_0/g)].map((m) => m[1].trim());
+  assert.equal(
+    before,
+    [...before].fill('loom_bulk_acquire(loom_bulk_releases, loom_bulk_released, loom_bulk_acquired);'),
+  );
+  assert.ok(before.length >= 3);
+  assert.not.match(body, /loom_bulk_copy_2d\(&loom_map_0[^\n]*\n\s*loom_bulk_acquire/);
+  assert.match(body, /\}\n\s*loom_bulk_acquire\([^;]*\); loom_bulk_commit\(/);
+  // the first thread waits for everyone's arrival; a thread arrives only once the release before the last is complete
+  assert.match(
+    code,
+    /void loom_bulk_acquire\([\s\S]*if \(threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0 && acquired < released\)/,
+  );
+  assert.match(code, /void loom_bulk_release\([\s\S]*\(released - 2\) \/ 2 % 2[\s\S]*mbarrier.arrive.shared::cta.b64/);
+});
+
+test('arrivals where a barrier orders more than the refills are refused when asked for, and not taken by default', () => {
+  // a's panel filled by every work-item's asynchronous copies, b's by a request: a barrier orders a's writes
+  let mixed = stagedProduct(256);
+  mixed = asyncCopies(mixed, 'a_fetch');
+  mixed = bulkCopies(mixed, 'b_fetch');
+  assert.match(
+    refusal(() => generateCode(setOptions(mixed, { bulkRelease: 'arrivals' }), cudaTarget())),
+    "kernel 'staged_product' asks for bulkRelease 'arrivals', but its local array 'a_fetch' is no bulk tile, which only a barrier of the work-group orders",
+  );
+  const code = generateCode(mixed, cudaTarget()).code;
+  assert.not.match(code, 'loom_bulk_release');
+  assert.match(code, /loom_bulk_wait\([^;]*\);\n\s*__syncthreads\(\)/);
+  // the option's values are checked where it is set
+  assert.match(
+    refusal(() => setOptions(mixed, { bulkRelease: 'arrive' as 'arrivals' })),
+    `setOptions: bulkRelease must be 'auto', 'arrivals' or 'barriers', got "arrive"`,
+  );
 });
 
 test('CUDA C: the wgmma HGEMM panels in core matrices are boxes of four axes, one request each a step', () => {
@@ -207,8 +258,14 @@ for (const device of testDevices()) {
     const n = 128;
     const a = randomFloat32(n * n, 21).map((x) => x - 0.5);
     const b = randomFloat32(n * n, 22).map((x) => x - 0.5);
-    for (const stages of [1, 2, 3]) {
-      const outcome = await run(bulkProduct(n, stages), device, { a, b }).then(
+    for (const [stages, release] of [
+      [1, 'auto'],
+      [2, 'auto'],
+      [3, 'auto'],
+      [3, 'barriers'],
+    ] as const) {
+      const knl = setOptions(bulkProduct(n, stages), { bulkRelease: release });
+      const outcome = await run(knl, device, { a, b }).then(
         (r) => r,
         (e: Error) => e,
       );
@@ -219,7 +276,7 @@ for (const device of testDevices()) {
         assert.match(outcome.message, /cannot issue|compute capability 9\.0/);
         continue;
       }
-      expectSquareProduct(outcome.c as Float32Array, a, b, n, `${stages} buffers`);
+      expectSquareProduct(outcome.c as Float32Array, a, b, n, `${stages} buffers, release ${release}`);
     }
   });
 }

@@ -127,8 +127,15 @@ export function asyncWait(printer: CExpressionPrinter): string[] {
   return [...lines, ...bulkWait(printer)];
 }
 
-/** The commits after `statements` (printed together) where the plan closes a group there; undefined elsewhere. */
-export function asyncCommitAfter(statements: readonly Stmt[], printer: CExpressionPrinter): string | undefined {
+/**
+ * The commits after `statements` (printed together) where the plan closes a group there; undefined
+ * elsewhere. `acquired`: right after bulk requests, whose wait for the latest release covers the commit.
+ */
+export function asyncCommitAfter(
+  statements: readonly Stmt[],
+  printer: CExpressionPrinter,
+  { acquired = false } = {},
+): string | undefined {
   const { commitAfter } = printer.asyncPlan;
   if (commitAfter.size === 0 || !statements.some((s) => commitAfter.has(s))) return undefined;
   const lines: string[] = [];
@@ -137,7 +144,7 @@ export function asyncCommitAfter(statements: readonly Stmt[], printer: CExpressi
     printer.useHelper(commit.helper);
     lines.push(commit.text);
   }
-  const bulk = bulkCommit(printer);
+  const bulk = bulkCommit(printer, { acquired });
   if (bulk) lines.push(bulk);
   return lines.join(' ');
 }

@@ -24,6 +24,15 @@
  * barrier), each group on one of `slots` barrier objects in turn; a barrier waits until every
  * group but the latest `inFlight` has landed, each work-item counting the groups committed and
  * waited for (they are the same in every work-item: commits and barriers are reached by all).
+ *
+ * Release (the kernel option `bulkRelease`): where the kernel's only local arrays are bulk tiles
+ * and nothing but the requests writes them, a barrier orders nothing but the refills: each
+ * work-item waits for the tiles it reads itself, and what others must not overtake is the next
+ * request into a buffer they read. Such a barrier becomes an arrival ("my reads before here are
+ * done"), and the requesting work-item waits for everyone's arrival at the latest one just before
+ * its next request or commit: the others go on without waiting for one another. A commit waits
+ * too, so that a group's barrier object is reused only once every work-item has waited for its
+ * previous group (the same order the block barrier gave).
  */
 import { expr as E, LoomError, statementsOfKind, type Expr, type KernelFunction, type Stmt } from '@loom/core';
 import type { AsyncPlan } from './async-copies.ts';
@@ -72,6 +81,15 @@ export interface BulkCopySpelling {
   commit(slots: number): { readonly text: string; readonly helper: Helper };
   /** The statement waiting until at most the latest `groups` groups are in flight, and its helper. */
   waitLeaving(groups: number, slots: number): { readonly text: string; readonly helper: Helper };
+  /**
+   * The kernel's first lines for releases by arrival (after `prologue`): the barrier objects every
+   * one of `workItems` arrives at, and their counters.
+   */
+  releasePrologue(workItems: number): { readonly lines: readonly string[]; readonly helper: Helper };
+  /** A barrier as an arrival (every work-item; `comment` says what it orders), and its helper. */
+  release(comment: string | undefined): { readonly text: string; readonly helper: Helper };
+  /** The requesting work-item's wait for everyone's arrival at the latest release, before a request or commit. */
+  acquire(): { readonly text: string; readonly helper: Helper };
 }
 
 /** A view of a global array that bulk copies read (CUDA's `CUtensorMap`), as the device makes it at launch. */
@@ -122,6 +140,11 @@ export interface BulkPlan {
   readonly slots: number;
   /** Groups committed after statements (a pipeline's steps); none: every barrier closes one. */
   readonly commitsAtBarriers: boolean;
+  /**
+   * The work-items arriving at each release, where the kernel's local barriers are releases by
+   * arrival (see the file's comment); undefined where they are barriers of the work-group.
+   */
+  readonly releaseArrivals: number | undefined;
 }
 
 /** Whether `body` holds bulk copies. */
@@ -145,13 +168,54 @@ export function bulkPlan(
     );
   const finder = new NestFinder(k, spelling, constants as number[]);
   finder.visit(k.body, new Map());
+  const tiles = new Set([...finder.issues.values()].map((i) => i.local));
+  const workItems = (constants as number[]).reduce((a, b) => a * b, 1);
   return {
     issues: finder.issues,
-    tiles: new Set([...finder.issues.values()].map((i) => i.local)),
+    tiles,
     maps: finder.maps,
     slots: groups.inFlight + 1,
     commitsAtBarriers: groups.commitAfter.size === 0,
+    releaseArrivals: releasesByArrival(k, tiles) ? workItems : undefined,
   };
+}
+
+/**
+ * Whether kernel `k`'s local barriers become arrivals (`KernelOptions.bulkRelease`): asked for, or
+ * (`'auto'`) wherever they may; a LoomError where they are asked for and may not.
+ */
+function releasesByArrival(k: KernelFunction, tiles: ReadonlySet<string>): boolean {
+  if (k.bulkRelease === 'barriers') return false;
+  const problem = releaseProblem(k, tiles);
+  if (problem && k.bulkRelease === 'arrivals')
+    throw new LoomError(
+      `kernel '${k.name}' asks for bulkRelease 'arrivals', but ${problem}, which only a barrier of the work-group orders; set bulkRelease to 'barriers' or 'auto'`,
+    );
+  return problem === undefined;
+}
+
+/** What in kernel `k` a barrier must order besides the refills of bulk `tiles`; undefined where nothing. */
+function releaseProblem(k: KernelFunction, tiles: ReadonlySet<string>): string | undefined {
+  const local = new Set([
+    ...statementsOfKind(k.body, 'declare')
+      .filter((d) => d.addressSpace === 'local')
+      .map((d) => d.name),
+    ...(k.localArguments ?? []).map((a) => a.name),
+  ]);
+  const other = [...local].find((name) => !tiles.has(name));
+  if (other !== undefined) return `its local array '${other}' is no bulk tile`;
+  const write = statementsOfKind(k.body, 'assign').find(
+    (s) => !s.bulk && s.target.kind === 'subscript' && local.has(s.target.array),
+  );
+  if (write?.target.kind === 'subscript')
+    return `instruction '${write.insnId}' writes the local array '${write.target.array}'`;
+  const store = statementsOfKind(k.body, 'matrix').find((s) => s.op.kind === 'store' && local.has(s.op.c.array));
+  if (store) return `instruction '${store.insnId}' stores a tile into local memory`;
+  const opaque = [...statementsOfKind(k.body, 'code'), ...statementsOfKind(k.body, 'call')][0];
+  if (opaque) return `instruction '${opaque.insnId}' may write local memory (code Loom does not read)`;
+  const call = statementsOfKind(k.body, 'device-call')[0];
+  if (call) return `the call of '${call.function}' may write local memory`;
+  return undefined;
 }
 
 /** The request of nest `issue` (printed where its copies were), under the step's conditions. */
@@ -179,13 +243,34 @@ export function bulkWait(printer: CExpressionPrinter): string[] {
   return [...lines, wait.text];
 }
 
-/** The statement closing a group of bulk copies; undefined in a kernel without them. */
-export function bulkCommit(printer: CExpressionPrinter): string | undefined {
+/**
+ * The statement closing a group of bulk copies; undefined in a kernel without them. Where barriers
+ * are releases by arrival, the commit first waits for the latest (its barrier object may be the one
+ * a work-item still waits on), but `acquired` right after requests that waited.
+ */
+export function bulkCommit(printer: CExpressionPrinter, { acquired = false } = {}): string | undefined {
   const plan = printer.bulkPlan;
   if (!plan) return undefined;
   const commit = printer.dialect.bulkCopy!.commit(plan.slots);
   printer.useHelper(commit.helper);
-  return commit.text;
+  const acquire = acquired ? undefined : bulkAcquire(printer);
+  return acquire ? `${acquire} ${commit.text}` : commit.text;
+}
+
+/** The requesting work-item's wait for the latest release, before a request or commit; undefined without releases. */
+export function bulkAcquire(printer: CExpressionPrinter): string | undefined {
+  if (printer.bulkPlan?.releaseArrivals === undefined) return undefined;
+  const acquire = printer.dialect.bulkCopy!.acquire();
+  printer.useHelper(acquire.helper);
+  return acquire.text;
+}
+
+/** A local barrier of a kernel whose barriers are releases by arrival, as its arrival; undefined elsewhere. */
+export function bulkRelease(printer: CExpressionPrinter, comment: string | undefined): string | undefined {
+  if (printer.bulkPlan?.releaseArrivals === undefined) return undefined;
+  const release = printer.dialect.bulkCopy!.release(comment);
+  printer.useHelper(release.helper);
+  return release.text;
 }
 
 /** A kernel's first lines (its barrier objects set up) and last (every group waited for), for its bulk copies. */
@@ -195,11 +280,13 @@ export function bulkFrame(printer: CExpressionPrinter): { first: readonly string
   const spelling = printer.dialect.bulkCopy!;
   const prologue = spelling.prologue(plan.slots);
   printer.useHelper(prologue.helper);
+  const releases = plan.releaseArrivals === undefined ? undefined : spelling.releasePrologue(plan.releaseArrivals);
+  if (releases) printer.useHelper(releases.helper);
   // a block may not leave while its copies still write its local memory
   const last = plan.commitsAtBarriers ? [bulkCommit(printer)!] : [];
   const wait = spelling.waitLeaving(0, plan.slots);
   printer.useHelper(wait.helper);
-  return { first: prologue.lines, last: [...last, wait.text] };
+  return { first: [...prologue.lines, ...(releases?.lines ?? [])], last: [...last, wait.text] };
 }
 
 /** The tensor map parameters a kernel takes after its own, for its bulk copies. */

@@ -20,7 +20,7 @@ import { accumulatesMinMax } from './unroll-guard.ts';
 import { printMatrixOp } from './matrix.ts';
 import { printWideCopy, wideCopyAt } from './wide-copies.ts';
 import { asyncCommitAfter, asyncWait, printAsyncCopy } from './async-copies.ts';
-import { printBulkIssue } from './bulk-copies.ts';
+import { bulkAcquire, bulkRelease, printBulkIssue } from './bulk-copies.ts';
 
 const INDENT = '  ';
 
@@ -35,8 +35,11 @@ export function printStatements(statements: readonly Stmt[], printer: CExpressio
     // a nest of bulk copies: one request (bulk-copies.ts)
     const bulk = printer.bulkPlan?.issues.get(statements[k]);
     if (bulk) {
+      // where barriers are releases by arrival, a run of requests first waits for the others' reads to end
+      const acquire = k > 0 && printer.bulkPlan!.issues.has(statements[k - 1]) ? undefined : bulkAcquire(printer);
+      if (acquire) out.push(`${INDENT.repeat(depth)}${acquire}`);
       out.push(`${INDENT.repeat(depth)}${printBulkIssue(bulk, printer)}`);
-      const commit = asyncCommitAfter(statements.slice(k, k + bulk.length), printer);
+      const commit = asyncCommitAfter(statements.slice(k, k + bulk.length), printer, { acquired: true });
       if (commit) out.push(`${INDENT.repeat(depth)}${commit}`);
       k += bulk.length;
       continue;
@@ -212,10 +215,13 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       // but for the products a pipeline leaves in flight (products-in-flight.ts)
       const fence =
         (printer.coreFactors ? dialect.matrix?.factorsFence?.(printer.productsInFlightHere) : undefined) ?? [];
+      const comment = s.comment ? commentText(s.comment) : undefined;
+      // where nothing but the refills of bulk tiles needs it, an arrival (bulk-copies.ts)
+      const release = s.scope === 'local' ? bulkRelease(printer, comment) : undefined;
       return [
         ...wait.map((line) => `${pad}${line}`),
         ...fence.map((line) => `${pad}${line}`),
-        `${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`,
+        `${pad}${release ?? dialect.barrier(s.scope, comment)}`,
       ];
     }
     case 'comment':

@@ -8,6 +8,13 @@
  * waited for; group g is phase g / slots of barrier g % slots (codegen-cfamily's bulk-copies.ts
  * says why a barrier is never reused before every thread has waited for it).
  *
+ * Where a kernel's barriers are releases by arrival (`BulkPlan.releaseArrivals`), each is an
+ * arrival of every thread at one of two more mbarriers in turn (release r is phase r / 2 of barrier
+ * r % 2); the first thread waits for the latest release's phase before its next request or commit.
+ * A thread arrives at release r only once release r - 2 is complete, so that no arrival counts
+ * towards a phase before the last: every thread has arrived at r - 1, hence at r - 2, before any
+ * of them waits there for long.
+ *
  * The tensor maps are kernel parameters (`const __grid_constant__`: a request reads the map
  * through its address in the parameter space), 128 bytes each, which the device encodes at launch
  * (`cuTensorMapEncodeTiled`) from the array's address and `TensorMapSpec`.
@@ -73,6 +80,65 @@ const WAIT = {
   ].join('\n'),
 };
 
+/** The loop waiting for phase `parity` of the mbarrier at shared address `barrier` (C source, indented by `pad`). */
+const waitPhase = (barrier: string, parity: string, pad: string) =>
+  [
+    `${pad}unsigned int done = 0;`,
+    `${pad}while (!done)`,
+    `${pad}  asm volatile("{\\n.reg .pred ready;\\nmbarrier.try_wait.parity.shared::cta.b64 ready, [%1], %2;\\nselp.u32 %0, 1, 0, ready;\\n}\\n" : "=r"(done) : "r"(${barrier}), "r"(${parity}) : "memory");`,
+  ].join('\n');
+
+const RELEASE_SETUP = {
+  name: 'loom_bulk_release_setup',
+  definition: [
+    '/* releases by arrival: two barriers, each expecting every thread of the block */',
+    'static __device__ __forceinline__ void loom_bulk_release_setup(unsigned long long *releases, unsigned int threads)',
+    '{',
+    `  if (${FIRST})`,
+    '  {',
+    '    for (unsigned int s = 0; s < 2; s++)',
+    `      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" :: "r"(${SHARED('releases + s')}), "r"(threads) : "memory");`,
+    '    asm volatile("fence.mbarrier_init.release.cluster;\\n" ::: "memory");',
+    '  }',
+    '  __syncthreads();',
+    '}',
+  ].join('\n'),
+};
+
+const RELEASE = {
+  name: 'loom_bulk_release',
+  definition: [
+    "/* a barrier as an arrival: this thread's reads before it are done; it goes on without waiting for the others */",
+    'static __device__ __forceinline__ void loom_bulk_release(unsigned long long *releases, unsigned int &released)',
+    '{',
+    `  unsigned int const barrier = ${SHARED('releases + released % 2')};`,
+    '  if (released >= 2)',
+    '  {',
+    '    /* the barrier object is complete for release - 2 before this arrival may count towards its next phase */',
+    waitPhase('barrier', '(released - 2) / 2 % 2', '    '),
+    '  }',
+    '  asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(barrier) : "memory");',
+    '  released++;',
+    '}',
+  ].join('\n'),
+};
+
+const ACQUIRE = {
+  name: 'loom_bulk_acquire',
+  definition: [
+    '/* the first thread waits until every thread has arrived at the latest release, before it refills what they read */',
+    'static __device__ __forceinline__ void loom_bulk_acquire(unsigned long long *releases, unsigned int released, unsigned int &acquired)',
+    '{',
+    `  if (${FIRST} && acquired < released)`,
+    '  {',
+    `    unsigned int const barrier = ${SHARED('releases + (released - 1) % 2')};`,
+    waitPhase('barrier', '(released - 1) / 2 % 2', '    '),
+    '  }',
+    '  acquired = released;',
+    '}',
+  ].join('\n'),
+};
+
 /** The request of a box of `rank` axes. */
 function copyHelper(rank: number) {
   const name = `loom_bulk_copy_${rank}d`;
@@ -97,6 +163,8 @@ function copyHelper(rank: number) {
 
 /** The barriers and counters every kernel with bulk copies declares. */
 const BARRIERS = 'loom_bulk_barriers';
+/** The barriers of releases by arrival. */
+const RELEASES = 'loom_bulk_releases';
 
 /** Bulk copies through the tensor memory accelerator, for the C printer (`CDialect.bulkCopy`). */
 export const cudaBulkCopy: BulkCopySpelling = {
@@ -123,4 +191,17 @@ export const cudaBulkCopy: BulkCopySpelling = {
     text: `loom_bulk_wait(${BARRIERS}, loom_bulk_waited, loom_bulk_committed, ${groups}u, ${slots}u);`,
     helper: WAIT,
   }),
+  releasePrologue: (threads) => ({
+    lines: [
+      `__shared__ __align__(8) unsigned long long ${RELEASES}[2];`,
+      'unsigned int loom_bulk_released = 0u, loom_bulk_acquired = 0u;',
+      `loom_bulk_release_setup(${RELEASES}, ${threads}u);`,
+    ],
+    helper: RELEASE_SETUP,
+  }),
+  release: (comment) => ({
+    text: `loom_bulk_release(${RELEASES}, loom_bulk_released);${comment ? ` /* ${comment} */` : ''}`,
+    helper: RELEASE,
+  }),
+  acquire: () => ({ text: `loom_bulk_acquire(${RELEASES}, loom_bulk_released, loom_bulk_acquired);`, helper: ACQUIRE }),
 };

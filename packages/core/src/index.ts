@@ -91,6 +91,7 @@ export type {
   SubstitutionRule,
   InameTag,
   KernelOptions,
+  BulkRelease,
   IndexDType,
   DimTag,
   NoSyncScope,

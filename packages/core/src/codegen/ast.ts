@@ -255,6 +255,8 @@ export interface KernelFunction {
    * size); absent: no request.
    */
   readonly minGroupsPerComputeUnit?: number;
+  /** The kernel option `bulkRelease` where it is not `'auto'`: how a target issuing bulk copies spells its barriers. */
+  readonly bulkRelease?: 'arrivals' | 'barriers';
 }
 
 /**

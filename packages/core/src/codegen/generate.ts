@@ -128,12 +128,13 @@ function build(
         }
       : {}),
   });
+  const release = kernel.options.bulkRelease;
   const built = withOccupancyRequest(
     kernel,
     subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames, { statements })),
     target,
     facts,
-  );
+  ).map((k) => (release === 'auto' ? k : { ...k, bulkRelease: release }));
   const { kernels, deviceFunctions } = asDeviceFunctions(kernel, built, facts);
   checkSubgroupUses({ kernels, deviceFunctions }, facts, target?.name);
   // a group whose work-items run one after another checks this as it runs them (serialize-work-items.ts)

@@ -359,7 +359,21 @@ export interface KernelOptions {
    * 0: no request. A target that cannot pass the request on (its `occupancyHints` fact) refuses it.
    */
   readonly minGroupsPerComputeUnit: number;
+  /**
+   * How the barriers of a kernel with bulk copies (`bulkCopies`) let a buffer be filled again:
+   * `'barriers'`, each a barrier of the whole work-group (CUDA's `__syncthreads()`); `'arrivals'`,
+   * each work-item arrives at a barrier object as it passes and goes on, and only the work-item
+   * that requests the next copies waits there for the others, before its request (CUDA's
+   * `mbarrier.arrive`: no work-item waits for another but the one that refills what they read).
+   * Arrivals need every local array of the kernel to be a bulk tile that nothing else writes
+   * (the barriers then order nothing else); `'auto'` (the default) takes them where that holds.
+   * Targets that issue no bulk requests (the CPU device copies at once) have nothing to spell.
+   */
+  readonly bulkRelease: BulkRelease;
 }
+
+/** How a kernel with bulk copies lets its buffers be refilled (`KernelOptions.bulkRelease`). */
+export type BulkRelease = 'auto' | 'arrivals' | 'barriers';
 
 export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
   writeCode: false,
@@ -370,6 +384,7 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
   traceAssignments: false,
   traceAssignmentValues: false,
   minGroupsPerComputeUnit: 0,
+  bulkRelease: 'auto',
 });
 
 /**

@@ -67,6 +67,7 @@ const KERNEL_OPTIONS = optionKeys<KernelOptions>()([
   'traceAssignments',
   'traceAssignmentValues',
   'minGroupsPerComputeUnit',
+  'bulkRelease',
 ]);
 
 /** The kernel with some options changed (loopy's `set_options`). */
@@ -75,6 +76,9 @@ export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): Lo
   const groups = options.minGroupsPerComputeUnit;
   if (groups !== undefined && !(Number.isInteger(groups) && groups >= 0))
     throw new LoomError(`setOptions: minGroupsPerComputeUnit must be a whole number (0: no request), got ${groups}`);
+  const release = options.bulkRelease;
+  if (release !== undefined && !['auto', 'arrivals', 'barriers'].includes(release))
+    throw new LoomError(`setOptions: bulkRelease must be 'auto', 'arrivals' or 'barriers', got ${JSON.stringify(release)}`);
   return knl.with({ options: { ...knl.options, ...options } });
 }
 

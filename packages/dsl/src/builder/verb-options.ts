@@ -102,6 +102,7 @@ export const VERB_OPTIONS = {
     'traceAssignments',
     'traceAssignmentValues',
     'minGroupsPerComputeUnit',
+    'bulkRelease',
   ]),
   stats: optionKeys<StatsOptions>()(['subgroupSize', 'countRedundantWork', 'countWithinSubscripts']),
 } as const;
