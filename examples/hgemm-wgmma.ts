@@ -124,7 +124,16 @@ export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
   { warpgroups: 2, columns: 128, tileK: 64, stages: 4, bulkCopies: true, swizzled: true },
   { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true },
   // the same with the work-group's barriers kept where arrivals would do (the kernel option `bulkRelease`)
-  { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true, release: 'barriers' },
+  {
+    warpgroups: 2,
+    columns: 256,
+    tileK: 64,
+    stages: 4,
+    ahead: 2,
+    bulkCopies: true,
+    swizzled: true,
+    release: 'barriers',
+  },
 ];
 
 /** The work-items of a warpgroup. */

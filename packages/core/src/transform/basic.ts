@@ -78,7 +78,9 @@ export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): Lo
     throw new LoomError(`setOptions: minGroupsPerComputeUnit must be a whole number (0: no request), got ${groups}`);
   const release = options.bulkRelease;
   if (release !== undefined && !['auto', 'arrivals', 'barriers'].includes(release))
-    throw new LoomError(`setOptions: bulkRelease must be 'auto', 'arrivals' or 'barriers', got ${JSON.stringify(release)}`);
+    throw new LoomError(
+      `setOptions: bulkRelease must be 'auto', 'arrivals' or 'barriers', got ${JSON.stringify(release)}`,
+    );
   return knl.with({ options: { ...knl.options, ...options } });
 }
 
