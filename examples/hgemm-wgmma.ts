@@ -12,7 +12,9 @@
  *
  * The fastest configurations (`swizzled`, `bulkCopies`) lay both panels out in swizzled lines of 64
  * halves instead (`swizzleArray`), filled by one request of the tensor memory accelerator a panel a
- * step: 506 TFLOP/s at 4096 on the H200 (BENCHMARKS.md, twenty-fifth session).
+ * step: 506 TFLOP/s at 4096 on the H200 (BENCHMARKS.md, twenty-fifth session). Their barriers are
+ * arrivals (no warpgroup waits for the other at a step's end; `release`), and with `warpSpecialized`
+ * a third warpgroup makes the requests, as CUTLASS's warp-specialised kernels do.
  *
  * CUDA runs it on GPUs of compute capability 9.0 (refused elsewhere, before anything runs); the CPU
  * device computes the same tiles as loops, from the same layouts. Other targets refuse it.
@@ -89,6 +91,12 @@ export interface WgmmaConfig {
    * only the requesting work-item waiting for the others; `'barriers'` has the whole group wait.
    */
   readonly release?: BulkRelease;
+  /**
+   * The requests made by a warpgroup of their own (the kernel option `warpSpecialized`: one more row
+   * of the work-group, whose first work-item makes them), so that neither computing warpgroup waits
+   * for a request to be made; the barriers must be arrivals.
+   */
+  readonly warpSpecialized?: boolean;
 }
 
 /** One warpgroup a 64 x 128 tile, k by 64: the probe's kernel (bench/wgmma/probe.cu) in Loom. */
@@ -208,6 +216,7 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
   if (config.bulkCopies) knl = bulkCopies(knl, ['a_fetch', 'b_fetch']);
   if (config.release) knl = setOptions(knl, { bulkRelease: config.release });
+  if (config.warpSpecialized) knl = setOptions(knl, { warpSpecialized: true });
   else if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes });
 }

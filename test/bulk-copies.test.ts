@@ -55,11 +55,11 @@ test('CUDA C: each panel one request a step on the group barrier, the tensor map
   const requests =
     code.match(/loom_bulk_copy_2d\(&loom_map_\d, [ab]_fetch \+ \(0\), loom_bulk_barriers, [^;]*;/g) ?? [];
   assert.is(requests.length, 2, code);
-  assert.match(requests.join('\n'), ', 2048u);');
+  assert.match(requests.join('\n'), ', 2048u, loom_bulk_issuer);');
   // one group before each barrier, waited for whole: nothing is in flight across a barrier
   assert.match(
     code,
-    /loom_bulk_commit\(loom_bulk_barriers, loom_bulk_committed, 1u\);\n\s*loom_bulk_wait\(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 0u, 1u\);\n\s*__syncthreads\(\)/,
+    /loom_bulk_commit\(loom_bulk_barriers, loom_bulk_committed, 1u, loom_bulk_issuer\);\n\s*loom_bulk_wait\(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 0u, 1u\);\n\s*__syncthreads\(\)/,
   );
   assert.match(code, 'cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes');
   assert.match(
@@ -107,17 +107,62 @@ test('CUDA C: where the barriers order nothing but the refills, each is an arriv
   const before = [...body.matchAll(/([^\n]*)\n[^\n]*loom_bulk_copy_2d\(&loom_map_0/g)].map((m) => m[1].trim());
   assert.equal(
     before,
-    [...before].fill('loom_bulk_acquire(loom_bulk_releases, loom_bulk_released, loom_bulk_acquired);'),
+    [...before].fill(
+      'loom_bulk_acquire(loom_bulk_releases, loom_bulk_released, loom_bulk_acquired, loom_bulk_issuer);',
+    ),
   );
   assert.ok(before.length >= 3);
   assert.not.match(body, /loom_bulk_copy_2d\(&loom_map_0[^\n]*\n\s*loom_bulk_acquire/);
   assert.match(body, /\}\n\s*loom_bulk_acquire\([^;]*\); loom_bulk_commit\(/);
-  // the first thread waits for everyone's arrival; a thread arrives only once the release before the last is complete
-  assert.match(
-    code,
-    /void loom_bulk_acquire\([\s\S]*if \(threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0 && acquired < released\)/,
-  );
+  // the issuing thread (the first) waits for everyone's arrival; a thread arrives once the release before the last is complete
+  assert.match(code, 'bool const loom_bulk_issuer = tIdx(x) == 0 && tIdx(y) == 0 && tIdx(z) == 0;');
+  assert.match(code, /void loom_bulk_acquire\([\s\S]*if \(issuer && acquired < released\)/);
   assert.match(code, /void loom_bulk_release\([\s\S]*\(released - 2\) \/ 2 % 2[\s\S]*mbarrier.arrive.shared::cta.b64/);
+});
+
+test('CUDA C: warp-specialised, a row of its own makes the requests and the others only wait and compute', () => {
+  const generated = generateCode(setOptions(bulkProduct(256, 3), { warpSpecialized: true }), cudaTarget());
+  const code = generated.code;
+  // the 16 x 16 work-items and a 17th row of 16: launched so, its first work-item the producer
+  assert.equal(generated.extra.launchedBlocks, { staged_product: [16, 17] });
+  assert.match(code, '__launch_bounds__(272)');
+  assert.match(code, 'bool const loom_bulk_issuer = tIdx(y) == 16;');
+  assert.match(code, /if \(tIdx\(y\) == 16\)\n\s*\{\n\s*if \(tIdx\(x\) == 0 && tIdx\(z\) == 0\)/);
+  // every release counts the producer's arrival too
+  assert.match(code, 'loom_bulk_release_setup(loom_bulk_releases, 257u);');
+  const [producer, consumers] = code.slice(code.indexOf('if (tIdx(y) == 16)')).split('return;');
+  // the producer: requests after the latest release, commits, arrivals; no wait, no product
+  assert.match(producer, 'loom_bulk_copy_2d(&loom_map_0');
+  assert.match(producer, 'loom_bulk_release(loom_bulk_releases, loom_bulk_released);');
+  assert.not.match(producer, 'loom_bulk_wait');
+  assert.not.match(producer, 'acc_k_outer_pair_k_outer_parity_k_inner =');
+  // the consumers: no request, no wait for a release, but every group counted as the producer closes it
+  assert.not.match(consumers, 'loom_bulk_copy');
+  assert.not.match(consumers, 'loom_bulk_acquire');
+  const commits = (text: string) => text.match(/loom_bulk_commit\(/g)?.length;
+  assert.is(commits(consumers), commits(producer));
+  assert.match(
+    consumers,
+    /for \(int k_outer_prologue = 0; k_outer_prologue <= 1; \+\+k_outer_prologue\)\n\s*\{\n\s*loom_bulk_commit\(/,
+  );
+  assert.match(consumers, 'loom_bulk_wait(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 1u, 2u);');
+  // what cannot be specialised is refused, saying why
+  assert.match(
+    refusal(() =>
+      generateCode(setOptions(bulkProduct(256, 3), { warpSpecialized: true, bulkRelease: 'barriers' }), cudaTarget()),
+    ),
+    "kernel 'staged_product' is warpSpecialized, but its barriers are the work-group's (bulkRelease 'barriers')",
+  );
+  let mixed = asyncCopies(stagedProduct(256), 'a_fetch');
+  mixed = setOptions(bulkCopies(mixed, 'b_fetch'), { warpSpecialized: true });
+  assert.match(
+    refusal(() => generateCode(mixed, cudaTarget())),
+    "kernel 'staged_product' is warpSpecialized, but its local array 'a_fetch' is no bulk tile",
+  );
+  assert.match(
+    refusal(() => setOptions(mixed, { warpSpecialized: 1 as unknown as boolean })),
+    'setOptions: warpSpecialized must be true or false, got 1',
+  );
 });
 
 test('arrivals where a barrier orders more than the refills are refused when asked for, and not taken by default', () => {
@@ -258,13 +303,15 @@ for (const device of testDevices()) {
     const n = 128;
     const a = randomFloat32(n * n, 21).map((x) => x - 0.5);
     const b = randomFloat32(n * n, 22).map((x) => x - 0.5);
-    for (const [stages, release] of [
-      [1, 'auto'],
-      [2, 'auto'],
-      [3, 'auto'],
-      [3, 'barriers'],
+    for (const [stages, release, warpSpecialized] of [
+      [1, 'auto', false],
+      [2, 'auto', false],
+      [3, 'auto', false],
+      [3, 'barriers', false],
+      [1, 'auto', true],
+      [3, 'auto', true],
     ] as const) {
-      const knl = setOptions(bulkProduct(n, stages), { bulkRelease: release });
+      const knl = setOptions(bulkProduct(n, stages), { bulkRelease: release, warpSpecialized });
       const outcome = await run(knl, device, { a, b }).then(
         (r) => r,
         (e: Error) => e,
@@ -276,7 +323,8 @@ for (const device of testDevices()) {
         assert.match(outcome.message, /cannot issue|compute capability 9\.0/);
         continue;
       }
-      expectSquareProduct(outcome.c as Float32Array, a, b, n, `${stages} buffers, release ${release}`);
+      const how = `${stages} buffers, release ${release}${warpSpecialized ? ', warp-specialised' : ''}`;
+      expectSquareProduct(outcome.c as Float32Array, a, b, n, how);
     }
   });
 }

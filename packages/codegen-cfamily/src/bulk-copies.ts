@@ -37,6 +37,7 @@
 import { expr as E, LoomError, statementsOfKind, type Expr, type KernelFunction, type Stmt } from '@loom/core';
 import type { AsyncPlan } from './async-copies.ts';
 import { NestFinder } from './bulk-nests.ts';
+import { producerPlan, type ProducerPlan } from './bulk-producer.ts';
 import type { CExpressionPrinter } from './expressions.ts';
 
 /** A helper function: its name and definition. */
@@ -59,8 +60,12 @@ export interface BulkCopySpelling {
   alignedLocal(bytes: number): string;
   /** The declaration of the tensor map parameter `name`, and the helper defining its type. */
   mapParameter(name: string): { readonly text: string; readonly helper: Helper };
-  /** The kernel's first lines: `slots` barrier objects and the counters, set up, then a barrier. */
-  prologue(slots: number): { readonly lines: readonly string[]; readonly helper: Helper };
+  /**
+   * The kernel's first lines: `slots` barrier objects and the counters, set up, then a barrier; and
+   * which work-items make the requests and commits (`issuer`, a condition: the first work-item, or
+   * the producer's row).
+   */
+  prologue(slots: number, issuer: string): { readonly lines: readonly string[]; readonly helper: Helper };
   /**
    * The request of a box of `rank` axes of tensor map `map` at `coordinates` (printed, first axis
    * first) into local address `to`, signalling the current group's barrier object with `bytes`;
@@ -145,6 +150,8 @@ export interface BulkPlan {
    * arrival (see the file's comment); undefined where they are barriers of the work-group.
    */
   readonly releaseArrivals: number | undefined;
+  /** The work-item of its own that makes the requests (bulk-producer.ts); undefined: the first work-item. */
+  readonly producer: ProducerPlan | undefined;
 }
 
 /** Whether `body` holds bulk copies. */
@@ -169,6 +176,11 @@ export function bulkPlan(
   const finder = new NestFinder(k, spelling, constants as number[]);
   finder.visit(k.body, new Map());
   const tiles = new Set([...finder.issues.values()].map((i) => i.local));
+  const problem = releaseProblem(k, tiles);
+  const producer = producerPlan(k, constants as number[], problem, {
+    issues: finder.issues,
+    commitAfter: groups.commitAfter,
+  });
   const workItems = (constants as number[]).reduce((a, b) => a * b, 1);
   return {
     issues: finder.issues,
@@ -176,7 +188,9 @@ export function bulkPlan(
     maps: finder.maps,
     slots: groups.inFlight + 1,
     commitsAtBarriers: groups.commitAfter.size === 0,
-    releaseArrivals: releasesByArrival(k, tiles) ? workItems : undefined,
+    // the producer arrives at each release too
+    releaseArrivals: releasesByArrival(k, problem) ? workItems + (producer ? 1 : 0) : undefined,
+    producer,
   };
 }
 
@@ -184,9 +198,8 @@ export function bulkPlan(
  * Whether kernel `k`'s local barriers become arrivals (`KernelOptions.bulkRelease`): asked for, or
  * (`'auto'`) wherever they may; a LoomError where they are asked for and may not.
  */
-function releasesByArrival(k: KernelFunction, tiles: ReadonlySet<string>): boolean {
+function releasesByArrival(k: KernelFunction, problem: string | undefined): boolean {
   if (k.bulkRelease === 'barriers') return false;
-  const problem = releaseProblem(k, tiles);
   if (problem && k.bulkRelease === 'arrivals')
     throw new LoomError(
       `kernel '${k.name}' asks for bulkRelease 'arrivals', but ${problem}, which only a barrier of the work-group orders; set bulkRelease to 'barriers' or 'auto'`,
@@ -259,7 +272,8 @@ export function bulkCommit(printer: CExpressionPrinter, { acquired = false } = {
 
 /** The requesting work-item's wait for the latest release, before a request or commit; undefined without releases. */
 export function bulkAcquire(printer: CExpressionPrinter): string | undefined {
-  if (printer.bulkPlan?.releaseArrivals === undefined) return undefined;
+  // consumers make no request (bulk-producer.ts)
+  if (printer.bulkPlan?.releaseArrivals === undefined || printer.bulkRole === 'consumer') return undefined;
   const acquire = printer.dialect.bulkCopy!.acquire();
   printer.useHelper(acquire.helper);
   return acquire.text;
@@ -278,7 +292,11 @@ export function bulkFrame(printer: CExpressionPrinter): { first: readonly string
   const plan = printer.bulkPlan;
   if (!plan) return { first: [], last: [] };
   const spelling = printer.dialect.bulkCopy!;
-  const prologue = spelling.prologue(plan.slots);
+  const ids = printer.dialect.hardwareId;
+  const issuer = plan.producer
+    ? `${ids('lid', plan.producer.axis)} == ${plan.producer.index}`
+    : [0, 1, 2].map((axis) => `${ids('lid', axis)} == 0`).join(' && ');
+  const prologue = spelling.prologue(plan.slots, issuer);
   printer.useHelper(prologue.helper);
   const releases = plan.releaseArrivals === undefined ? undefined : spelling.releasePrologue(plan.releaseArrivals);
   if (releases) printer.useHelper(releases.helper);
@@ -287,6 +305,15 @@ export function bulkFrame(printer: CExpressionPrinter): { first: readonly string
   const wait = spelling.waitLeaving(0, plan.slots);
   printer.useHelper(wait.helper);
   return { first: [...prologue.lines, ...(releases?.lines ?? [])], last: [...last, wait.text] };
+}
+
+/**
+ * A barrier as the producer passes it (bulk-producer.ts): the group closed where barriers close
+ * them, then its arrival; it waits for no copy and runs no product.
+ */
+export function producerBarrier(printer: CExpressionPrinter, comment: string | undefined): string[] {
+  const plan = printer.bulkPlan!;
+  return [...(plan.commitsAtBarriers ? [bulkCommit(printer)!] : []), bulkRelease(printer, comment)!];
 }
 
 /** The tensor map parameters a kernel takes after its own, for its bulk copies. */

@@ -11,6 +11,7 @@
  * lines (trace.ts) are printed by modules of their own.
  */
 import type { BulkPlan } from './bulk-copies.ts';
+import type { BulkRole } from './bulk-producer.ts';
 import { type AsyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
 import type { ProductsInFlight } from './products-in-flight.ts';
 import {
@@ -82,6 +83,8 @@ export class CExpressionPrinter {
   elementCopies = false;
   /** The kernel's bulk copies as requests (bulk-copies.ts); undefined where it has none. */
   bulkPlan: BulkPlan | undefined = undefined;
+  /** Whom the statements being printed are for, where a producer makes the bulk copies (bulk-producer.ts). */
+  bulkRole: BulkRole = 'all';
   /** The loop whose barriers may leave products in flight, and how many groups (products-in-flight.ts). */
   productsPlan: ProductsInFlight | undefined = undefined;
   /** The groups of products the barriers being printed may leave in flight (0: none). */

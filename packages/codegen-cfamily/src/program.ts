@@ -30,6 +30,7 @@ import { CExpressionPrinter } from './expressions.ts';
 import { declaredElement, printStatements } from './statements.ts';
 import { asyncCopyTargets, asyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
 import { bulkFrame, bulkParameters, bulkPlan, hasBulkCopies, type TensorMapSpec } from './bulk-copies.ts';
+import type { ProducerPlan } from './bulk-producer.ts';
 import { productsInFlight } from './products-in-flight.ts';
 import { structDeclarations } from './structs.ts';
 
@@ -63,6 +64,11 @@ export interface CProgram {
    * own, which the device makes at launch from the arrays they view.
    */
   readonly tensorMaps: readonly (readonly TensorMapSpec[])[];
+  /**
+   * Each kernel's work-group as launched, in program order, where it is larger than its local size
+   * says (a producer's row: bulk-producer.ts); undefined elsewhere.
+   */
+  readonly launchSizes: readonly (readonly number[] | undefined)[];
 }
 
 /** How `program`'s names are spelled in `dialect` (kernel names included). */
@@ -76,7 +82,7 @@ export function printCProgram(program: ProgramAst, dialect: CDialect, options: C
   const names = dialectNames(program, dialect);
   // most programs use no reserved word: then there is nothing to rename
   const renamed = names.renamesAny ? renameProgram(program, (n) => names.of(n)) : program;
-  const { code, declarations, carvedLocalBytes, carvedAlignments, tensorMaps } = printProgram(
+  const { code, declarations, carvedLocalBytes, carvedAlignments, tensorMaps, launchSizes } = printProgram(
     renamed,
     dialect,
     options,
@@ -88,6 +94,7 @@ export function printCProgram(program: ProgramAst, dialect: CDialect, options: C
     carvedLocalBytes,
     carvedAlignments,
     tensorMaps,
+    launchSizes,
   };
 }
 
@@ -101,6 +108,7 @@ function printProgram(
   carvedLocalBytes: number[][];
   carvedAlignments: number[];
   tensorMaps: (readonly TensorMapSpec[])[];
+  launchSizes: (readonly number[] | undefined)[];
 } {
   const helpers = new Map<string, string>();
   const preambles = new Set<string>();
@@ -113,6 +121,7 @@ function printProgram(
   const declarations: string[] = [];
   const carvedLocalBytes: number[][] = [];
   const tensorMaps: (readonly TensorMapSpec[])[] = [];
+  const launchSizes: (readonly number[] | undefined)[] = [];
   const carvedAlignments: number[] = [];
   const calleesCopy = (program.deviceFunctions ?? []).some((f) => asyncCopyTargets(f.body).size > 0);
   for (const f of program.deviceFunctions ?? [])
@@ -180,6 +189,7 @@ function printProgram(
     carvedLocalBytes.push(carvedBytes);
     carvedAlignments.push(carvedAlignment);
     tensorMaps.push(printer.bulkPlan?.maps ?? []);
+    launchSizes.push(printer.bulkPlan?.producer?.localSize);
     gather(printer, k);
     return text;
   });
@@ -210,7 +220,14 @@ function printProgram(
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
   parts.push('', ...[...functions, ...kernels].join('\n\n').split('\n'));
-  return { code: `${parts.join('\n')}\n`, declarations, carvedLocalBytes, carvedAlignments, tensorMaps };
+  return {
+    code: `${parts.join('\n')}\n`,
+    declarations,
+    carvedLocalBytes,
+    carvedAlignments,
+    tensorMaps,
+    launchSizes,
+  };
 }
 
 /** A device function: a callee kernel's code, its parameters declared as a kernel's are. */
@@ -312,7 +329,12 @@ function printKernel(
       throw new InternalError(`local array '${l.name}' is sized at launch, which ${dialect.language} cannot declare`);
   }
   params.push(...bulkParameters(printer));
-  const declaration = dialect.kernelDeclaration(k, params);
+  // a producer's row makes the work-group larger than its local axes (bulk-producer.ts)
+  const producer = printer.bulkPlan?.producer;
+  const declaration = dialect.kernelDeclaration(
+    producer ? { ...k, localSize: producer.localSize.map((n) => expr.int(n)) } : k,
+    params,
+  );
   // a swizzled array carved out starts where the hardware's swizzle repeats (8 spans): every carved array does
   const carvedAlignment = Math.max(
     0,
@@ -321,7 +343,9 @@ function printKernel(
     ),
   );
   const frame = bulkFrame(printer);
-  const body = printStatements(statementsOf(k.body), printer, 1);
+  const body = producer
+    ? printSpecialised(statementsOf(k.body), printer, producer)
+    : printStatements(statementsOf(k.body), printer, 1);
   const text = [
     declaration,
     '{',
@@ -333,6 +357,35 @@ function printKernel(
     '}',
   ].join('\n');
   return { text, declaration, carvedBytes: carvedConstant.map((a) => a.bytes), carvedAlignment };
+}
+
+/**
+ * The statements of a kernel whose bulk copies a producer makes (bulk-producer.ts): its local arrays
+ * (both sides use them), the producer's branch, then the consumers' code.
+ */
+function printSpecialised(statements: readonly Stmt[], printer: CExpressionPrinter, producer: ProducerPlan): string[] {
+  const local = statements.filter((s) => s.kind === 'declare' && s.addressSpace === 'local');
+  const rest = statements.filter((s) => !local.includes(s));
+  const id = (axis: number) => printer.dialect.hardwareId('lid', axis);
+  const others = [0, 1, 2].filter((axis) => axis !== producer.axis).map((axis) => `${id(axis)} == 0`);
+  printer.bulkRole = 'producer';
+  const produced = printStatements(rest, printer, 3);
+  printer.bulkRole = 'consumer';
+  const consumed = printStatements(rest, printer, 1);
+  printer.bulkRole = 'all';
+  return [
+    ...printStatements(local, printer, 1),
+    '  /* the producer: one more row of the work-group, whose first work-item makes the bulk copies */',
+    `  if (${id(producer.axis)} == ${producer.index})`,
+    '  {',
+    `    if (${others.join(' && ')})`,
+    '    {',
+    ...produced,
+    '    }',
+    '    return;',
+    '  }',
+    ...consumed,
+  ];
 }
 
 /** The kernel's local arrays of constant size (not constant tables): their names, element types and bytes, in order. */

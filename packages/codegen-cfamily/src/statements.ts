@@ -20,7 +20,8 @@ import { accumulatesMinMax } from './unroll-guard.ts';
 import { printMatrixOp } from './matrix.ts';
 import { printWideCopy, wideCopyAt } from './wide-copies.ts';
 import { asyncCommitAfter, asyncWait, printAsyncCopy } from './async-copies.ts';
-import { bulkAcquire, bulkRelease, printBulkIssue } from './bulk-copies.ts';
+import { bulkAcquire, bulkRelease, printBulkIssue, producerBarrier } from './bulk-copies.ts';
+import { runsIn } from './bulk-producer.ts';
 
 const INDENT = '  ';
 
@@ -34,6 +35,15 @@ export function printStatements(statements: readonly Stmt[], printer: CExpressio
   for (let k = 0; k < statements.length; ) {
     // a nest of bulk copies: one request (bulk-copies.ts)
     const bulk = printer.bulkPlan?.issues.get(statements[k]);
+    // where a producer makes the requests, what the producer or the consumers do not run (bulk-producer.ts)
+    const role = printer.bulkRole;
+    if (role !== 'all' && !runsIn(statements[k], role, printer.asyncPlan.commitAfter, printer.bulkPlan!)) {
+      const skipped = statements.slice(k, k + (bulk?.length ?? 1));
+      const commit = asyncCommitAfter(skipped, printer);
+      if (commit) out.push(`${INDENT.repeat(depth)}${commit}`);
+      k += skipped.length;
+      continue;
+    }
     if (bulk) {
       // where barriers are releases by arrival, a run of requests first waits for the others' reads to end
       const acquire = k > 0 && printer.bulkPlan!.issues.has(statements[k - 1]) ? undefined : bulkAcquire(printer);
@@ -209,6 +219,8 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
     case 'trace':
       return [`${pad}${printTraceLine(printer, s.pieces, s.values)};`];
     case 'barrier': {
+      if (printer.bulkRole === 'producer')
+        return producerBarrier(printer, s.comment ? commentText(s.comment) : undefined).map((line) => `${pad}${line}`);
       // what the work-item copied asynchronously lands before the barrier lets others read it
       const wait = asyncWait(printer);
       // and what it stored (or copied) reaches the matrix instructions that read it as core matrices

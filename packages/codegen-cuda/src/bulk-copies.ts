@@ -1,16 +1,16 @@
 /**
- * Bulk copies as Hopper's tensor memory accelerator issues them (sm_90): the first thread of a
- * block requests a box of a tensor map (`cp.async.bulk.tensor`), which signals an mbarrier in
- * shared memory with the bytes it wrote (`complete_tx`); a group's barrier expects them
- * (`mbarrier.expect_tx` before each request) and the first thread's arrival (`mbarrier.arrive`
- * when the group closes), and every thread waits for a group's phase (`mbarrier.try_wait.parity`)
+ * Bulk copies as Hopper's tensor memory accelerator issues them (sm_90): the issuing thread of a
+ * block (`loom_bulk_issuer`: the first, or a producer's, bulk-producer.ts) requests a box of a tensor
+ * map (`cp.async.bulk.tensor`), which signals an mbarrier in shared memory with the bytes it wrote
+ * (`complete_tx`); a group's barrier expects them (`mbarrier.expect_tx` before each request) and the
+ * issuer's arrival (`mbarrier.arrive` when the group closes), and every thread waits for a group's phase (`mbarrier.try_wait.parity`)
  * before the barrier that lets it read the tile. Each thread counts the groups committed and
  * waited for; group g is phase g / slots of barrier g % slots (codegen-cfamily's bulk-copies.ts
  * says why a barrier is never reused before every thread has waited for it).
  *
  * Where a kernel's barriers are releases by arrival (`BulkPlan.releaseArrivals`), each is an
  * arrival of every thread at one of two more mbarriers in turn (release r is phase r / 2 of barrier
- * r % 2); the first thread waits for the latest release's phase before its next request or commit.
+ * r % 2); the issuing thread waits for the latest release's phase before its next request or commit.
  * A thread arrives at release r only once release r - 2 is complete, so that no arrival counts
  * towards a phase before the last: every thread has arrived at r - 1, hence at r - 2, before any
  * of them waits there for long.
@@ -21,7 +21,7 @@
  */
 import type { BulkCopySpelling } from '@loom/codegen-cfamily';
 
-/** The first thread of the block, which makes the requests and arrives at the barriers. */
+/** The first thread of the block, which sets the barriers up. */
 const FIRST = 'threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0';
 const SHARED = (pointer: string) => `(unsigned int) __cvta_generic_to_shared(${pointer})`;
 
@@ -36,7 +36,7 @@ const MAP_TYPE = {
 const SETUP = {
   name: 'loom_bulk_setup',
   definition: [
-    "/* bulk copies' barriers: each expects the first thread's arrival and its copies' bytes */",
+    "/* bulk copies' barriers: each expects the issuing thread's arrival and its copies' bytes */",
     'static __device__ __forceinline__ void loom_bulk_setup(unsigned long long *barriers, unsigned int slots)',
     '{',
     `  if (${FIRST})`,
@@ -53,10 +53,10 @@ const SETUP = {
 const COMMIT = {
   name: 'loom_bulk_commit',
   definition: [
-    '/* closes the current group of bulk copies: the first thread arrives at its barrier, whose phase completes when the bytes have landed */',
-    'static __device__ __forceinline__ void loom_bulk_commit(unsigned long long *barriers, unsigned int &committed, unsigned int slots)',
+    '/* closes the current group of bulk copies: the issuing thread arrives at its barrier, whose phase completes when the bytes have landed */',
+    'static __device__ __forceinline__ void loom_bulk_commit(unsigned long long *barriers, unsigned int &committed, unsigned int slots, bool issuer)',
     '{',
-    `  if (${FIRST})`,
+    '  if (issuer)',
     `    asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(${SHARED('barriers + committed % slots')}) : "memory");`,
     '  committed++;',
     '}',
@@ -126,10 +126,10 @@ const RELEASE = {
 const ACQUIRE = {
   name: 'loom_bulk_acquire',
   definition: [
-    '/* the first thread waits until every thread has arrived at the latest release, before it refills what they read */',
-    'static __device__ __forceinline__ void loom_bulk_acquire(unsigned long long *releases, unsigned int released, unsigned int &acquired)',
+    '/* the issuing thread waits until every thread has arrived at the latest release, before it refills what they read */',
+    'static __device__ __forceinline__ void loom_bulk_acquire(unsigned long long *releases, unsigned int released, unsigned int &acquired, bool issuer)',
     '{',
-    `  if (${FIRST} && acquired < released)`,
+    '  if (issuer && acquired < released)',
     '  {',
     `    unsigned int const barrier = ${SHARED('releases + (released - 1) % 2')};`,
     waitPhase('barrier', '(released - 1) / 2 % 2', '    '),
@@ -147,9 +147,9 @@ function copyHelper(rank: number) {
   const inputs = Array.from({ length: rank }, (_, i) => `"r"(c${i})`).join(', ');
   const definition = [
     `/* requests the box of ${rank} axes at (c0...) of tensor map \`map\` into \`to\`, on the current group's barrier */`,
-    `static __device__ __forceinline__ void ${name}(void const *map, void *to, unsigned long long *barriers, unsigned int committed, unsigned int slots, ${coordinates}, unsigned int bytes)`,
+    `static __device__ __forceinline__ void ${name}(void const *map, void *to, unsigned long long *barriers, unsigned int committed, unsigned int slots, ${coordinates}, unsigned int bytes, bool issuer)`,
     '{',
-    `  if (${FIRST})`,
+    '  if (issuer)',
     '  {',
     `    unsigned int const barrier = ${SHARED('barriers + committed % slots')};`,
     '    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\\n" :: "r"(barrier), "r"(bytes) : "memory");',
@@ -174,19 +174,23 @@ export const cudaBulkCopy: BulkCopySpelling = {
   localAlignment: 128,
   alignedLocal: (bytes) => `__align__(${bytes}) `,
   mapParameter: (name) => ({ text: `const __grid_constant__ loom_tensor_map ${name}`, helper: MAP_TYPE }),
-  prologue: (slots) => ({
+  prologue: (slots, issuer) => ({
     lines: [
       `__shared__ __align__(8) unsigned long long ${BARRIERS}[${slots}];`,
       'unsigned int loom_bulk_committed = 0u, loom_bulk_waited = 0u;',
+      `bool const loom_bulk_issuer = ${issuer};`,
       `loom_bulk_setup(${BARRIERS}, ${slots}u);`,
     ],
     helper: SETUP,
   }),
   copy: (rank, map, to, coordinates, bytes, slots) => ({
-    text: `loom_bulk_copy_${rank}d(&${map}, ${to}, ${BARRIERS}, loom_bulk_committed, ${slots}u, ${coordinates.join(', ')}, ${bytes}u);`,
+    text: `loom_bulk_copy_${rank}d(&${map}, ${to}, ${BARRIERS}, loom_bulk_committed, ${slots}u, ${coordinates.join(', ')}, ${bytes}u, loom_bulk_issuer);`,
     helper: copyHelper(rank),
   }),
-  commit: (slots) => ({ text: `loom_bulk_commit(${BARRIERS}, loom_bulk_committed, ${slots}u);`, helper: COMMIT }),
+  commit: (slots) => ({
+    text: `loom_bulk_commit(${BARRIERS}, loom_bulk_committed, ${slots}u, loom_bulk_issuer);`,
+    helper: COMMIT,
+  }),
   waitLeaving: (groups, slots) => ({
     text: `loom_bulk_wait(${BARRIERS}, loom_bulk_waited, loom_bulk_committed, ${groups}u, ${slots}u);`,
     helper: WAIT,
@@ -203,5 +207,8 @@ export const cudaBulkCopy: BulkCopySpelling = {
     text: `loom_bulk_release(${RELEASES}, loom_bulk_released);${comment ? ` /* ${comment} */` : ''}`,
     helper: RELEASE,
   }),
-  acquire: () => ({ text: `loom_bulk_acquire(${RELEASES}, loom_bulk_released, loom_bulk_acquired);`, helper: ACQUIRE }),
+  acquire: () => ({
+    text: `loom_bulk_acquire(${RELEASES}, loom_bulk_released, loom_bulk_acquired, loom_bulk_issuer);`,
+    helper: ACQUIRE,
+  }),
 };

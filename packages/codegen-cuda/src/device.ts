@@ -98,12 +98,15 @@ class NvidiaDevice implements CudaDevice {
     this.#carvedSharedBytes.set(module, code.extra.carvedSharedBytes);
     this.#tensorMaps.set(module, code.extra.tensorMaps ?? {});
     this.#sharedAlignment.set(module, code.extra.sharedAlignment ?? {});
+    this.#launchedBlocks.set(module, code.extra.launchedBlocks ?? {});
     return module;
   }
 
   /** Each module's kernels' tensor maps (`CudaExtra.tensorMaps`), by entry point. */
   readonly #tensorMaps = new WeakMap<CudaModule, CudaExtra['tensorMaps']>();
 
+  /** Each module's kernels' blocks where larger than their local sizes (`CudaExtra.launchedBlocks`: a producer's row). */
+  readonly #launchedBlocks = new WeakMap<CudaModule, CudaExtra['launchedBlocks']>();
   /** Each module's kernels' alignment of their dynamic shared memory arrays (`CudaExtra.sharedAlignment`). */
   readonly #sharedAlignment = new WeakMap<CudaModule, CudaExtra['sharedAlignment']>();
 
@@ -142,7 +145,9 @@ class NvidiaDevice implements CudaDevice {
     localSize: readonly number[],
   ): () => void {
     // a kernel without local axes still runs blocks of one thread, along as many axes as its grid
-    const block = groupCount.map((_, axis) => localSize[axis] ?? 1);
+    // with a producer's row (bulk copies a work-item of its own makes), the block the code was printed for
+    const launched = this.#launchedBlocks.get(compiled)?.[kernel.entryPoint];
+    const block = groupCount.map((_, axis) => launched?.[axis] ?? localSize[axis] ?? 1);
     // local arrays sized at launch are no parameters: the launch's dynamic shared memory holds them,
     // after the arrays of constant size carved out of it (those of a kernel above 48 KiB)
     const carved = this.#carvedSharedBytes.get(compiled)?.[kernel.entryPoint] ?? 0;

@@ -50,6 +50,11 @@ export interface CudaExtra {
    * where it is larger than `DYNAMIC_SHARED_ALIGNMENT` (a swizzled array: 8 spans); 0 otherwise.
    */
   readonly sharedAlignment: Readonly<Record<string, number>>;
+  /**
+   * The block each kernel is launched with, by entry point, where it is larger than the kernel's
+   * local size (a producer's row making its bulk copies: codegen-cfamily's bulk-producer.ts).
+   */
+  readonly launchedBlocks: Readonly<Record<string, readonly number[]>>;
 }
 
 /** The lane counts of CUDA's vector types that every element type has (`float2`..`float4`, `double2`..`double4`). */
@@ -115,13 +120,10 @@ export function generateCuda(program: ProgramAst): string {
 
 function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
   // the C printer in CUDA's dialect (dialect.ts); float16 is always stored as __half and computed in float
-  const { code, entryPoints, declarations, carvedLocalBytes, carvedAlignments, tensorMaps } = printCProgram(
-    program,
-    cudaDialect,
-    {
+  const { code, entryPoints, declarations, carvedLocalBytes, carvedAlignments, tensorMaps, launchSizes } =
+    printCProgram(program, cudaDialect, {
       halfStorage: true,
-    },
-  );
+    });
   const carvedSharedBytes = Object.fromEntries(
     entryPoints.map((name, k) => [name, dynamicSharedBytes(carvedLocalBytes[k] ?? [], carvedAlignments[k])]),
   );
@@ -137,6 +139,9 @@ function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
       hopperOnly,
       tensorMaps: Object.fromEntries(entryPoints.map((name, k) => [name, tensorMaps[k] ?? []])),
       sharedAlignment: Object.fromEntries(entryPoints.map((name, k) => [name, carvedAlignments[k] ?? 0])),
+      launchedBlocks: Object.fromEntries(
+        entryPoints.flatMap((name, k) => (launchSizes[k] ? [[name, launchSizes[k]] as const] : [])),
+      ),
     },
   };
 }

@@ -257,6 +257,8 @@ export interface KernelFunction {
   readonly minGroupsPerComputeUnit?: number;
   /** The kernel option `bulkRelease` where it is not `'auto'`: how a target issuing bulk copies spells its barriers. */
   readonly bulkRelease?: 'arrivals' | 'barriers';
+  /** The kernel option `warpSpecialized` where set: a target issuing bulk copies has a producer make them. */
+  readonly warpSpecialized?: true;
 }
 
 /**

@@ -128,13 +128,17 @@ function build(
         }
       : {}),
   });
-  const release = kernel.options.bulkRelease;
+  const { bulkRelease: release, warpSpecialized } = kernel.options;
   const built = withOccupancyRequest(
     kernel,
     subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames, { statements })),
     target,
     facts,
-  ).map((k) => (release === 'auto' ? k : { ...k, bulkRelease: release }));
+  ).map((k) => ({
+    ...k,
+    ...(release === 'auto' ? {} : { bulkRelease: release }),
+    ...(warpSpecialized ? { warpSpecialized: true as const } : {}),
+  }));
   const { kernels, deviceFunctions } = asDeviceFunctions(kernel, built, facts);
   checkSubgroupUses({ kernels, deviceFunctions }, facts, target?.name);
   // a group whose work-items run one after another checks this as it runs them (serialize-work-items.ts)

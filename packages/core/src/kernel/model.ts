@@ -370,6 +370,14 @@ export interface KernelOptions {
    * Targets that issue no bulk requests (the CPU device copies at once) have nothing to spell.
    */
   readonly bulkRelease: BulkRelease;
+  /**
+   * Warp specialisation, for a kernel whose bulk copies are released by arrivals (`bulkRelease`):
+   * the requests are made by a work-item of their own (a producer, on one more row of the work-group
+   * along its last axis of several work-items) instead of the first work-item, and the others (the
+   * consumers) never wait for a request to be made: CUTLASS's warp-specialised Hopper kernels. A
+   * target that issues no bulk requests (the CPU device copies at once) has nothing to specialise.
+   */
+  readonly warpSpecialized: boolean;
 }
 
 /** How a kernel with bulk copies lets its buffers be refilled (`KernelOptions.bulkRelease`). */
@@ -385,6 +393,7 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
   traceAssignmentValues: false,
   minGroupsPerComputeUnit: 0,
   bulkRelease: 'auto',
+  warpSpecialized: false,
 });
 
 /**

@@ -68,6 +68,7 @@ const KERNEL_OPTIONS = optionKeys<KernelOptions>()([
   'traceAssignmentValues',
   'minGroupsPerComputeUnit',
   'bulkRelease',
+  'warpSpecialized',
 ]);
 
 /** The kernel with some options changed (loopy's `set_options`). */
@@ -80,6 +81,10 @@ export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): Lo
   if (release !== undefined && !['auto', 'arrivals', 'barriers'].includes(release))
     throw new LoomError(
       `setOptions: bulkRelease must be 'auto', 'arrivals' or 'barriers', got ${JSON.stringify(release)}`,
+    );
+  if (options.warpSpecialized !== undefined && typeof options.warpSpecialized !== 'boolean')
+    throw new LoomError(
+      `setOptions: warpSpecialized must be true or false, got ${JSON.stringify(options.warpSpecialized)}`,
     );
   return knl.with({ options: { ...knl.options, ...options } });
 }

@@ -103,6 +103,7 @@ export const VERB_OPTIONS = {
     'traceAssignmentValues',
     'minGroupsPerComputeUnit',
     'bulkRelease',
+    'warpSpecialized',
   ]),
   stats: optionKeys<StatsOptions>()(['subgroupSize', 'countRedundantWork', 'countWithinSubscripts']),
 } as const;
