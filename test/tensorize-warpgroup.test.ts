@@ -129,6 +129,24 @@ test('CUDA C: steps of k in rounds of 3 buffers, the last round partial: its ste
   // (a cut through a tile is refused still: tensorize.test.ts, 'the domain cuts the tile')
 });
 
+test('CUDA C: each work-item stores its two neighbouring columns at once, rounded together into halves', () => {
+  const config = { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true };
+  // c starts at an even element of each tile and its rows are 4096 apart: a float2 a pair
+  const floats = generateCode(wgmmaHgemmKernel(4096, config), cudaTarget()).code;
+  assert.match(
+    floats,
+    '*(float2 *) &loom_c[(loom_row + 8 * loom_h) * 4096 + (8 * loom_j + loom_col)] = make_float2(acc[0][4 * loom_j + 2 * loom_h], acc[0][4 * loom_j + 2 * loom_h + 1]);',
+  );
+  assert.not.match(floats, 'loom_e < 4');
+  const halves = generateCode(wgmmaHgemmKernel(4096, config, { output: 'float16' }), cudaTarget()).code;
+  assert.match(halves, /\*\(__half2 \*\) &loom_c\[[^\]]*\] = __floats2half2_rn\(/);
+  const bfloat16s = generateCode(
+    wgmmaHgemmKernel(4096, config, { factors: 'bfloat16', output: 'bfloat16' }),
+    cudaTarget(),
+  ).code;
+  assert.match(bfloat16s, /\*\(__nv_bfloat162 \*\) &loom_c\[[^\]]*\] = __floats2bfloat162_rn\(/);
+});
+
 /** HGEMM at 128 with one 16x16 tile a warp (WMMA), straight from global memory. */
 function oneTile(): LoopKernel {
   let knl = fixParameters(plainHgemm(), { n: 128 });

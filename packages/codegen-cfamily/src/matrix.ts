@@ -4,7 +4,7 @@
  * `wmma`), this module hands it each operand printed (a pointer to the tile's first element,
  * the distance between its lines, its layout and element type).
  */
-import { InternalError, unreachable, type Fragment, type MatrixOp, type MatrixOperand } from '@loom/core';
+import { InternalError, unreachable, type Expr, type Fragment, type MatrixOp, type MatrixOperand } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 
 /** A tile in memory, printed: where it starts, how far apart its lines are, which axis is contiguous. */
@@ -20,6 +20,11 @@ export interface PrintedTile {
   readonly cores?: { readonly rows: number; readonly columns: number };
   /** A tile of a swizzled array: its span in bytes and the elements between its blocks of lines (`MatrixOperand.swizzle`). */
   readonly swizzle?: { readonly span: number; readonly blocks: number };
+  /**
+   * Every pair of elements (2e, 2e + 1) of a line starts at a multiple of two elements' bytes (the array
+   * starts aligned, the tile at an even element, its lines an even number apart): such a pair is one store.
+   */
+  readonly evenPairs?: boolean;
 }
 
 /** One product of a run: the fragment it adds to (printed: `acc[0]`) and its tiles' indices in the run's lists. */
@@ -77,6 +82,7 @@ export function printMatrixOp(
     type: printer.dialect.type(t.dtype),
     ...(t.cores ? { cores: t.cores } : {}),
     ...(t.swizzle ? { swizzle: t.swizzle } : {}),
+    ...(evenPairs(t, printer) ? { evenPairs: true } : {}),
   });
   const op = ops[0];
   if (ops.length > 1 && ops.some((o) => o.kind !== 'multiply'))
@@ -114,4 +120,18 @@ export function printMatrixOp(
     default:
       return unreachable(op, 'matrix instruction');
   }
+}
+
+/** Whether tile `t` starts at an even element of an aligned array, its lines an even number of elements apart. */
+function evenPairs(t: MatrixOperand, printer: CExpressionPrinter): boolean {
+  return printer.alignedArrays.has(t.array) && t.leading % 2 === 0 && even(t.offset);
+}
+
+/** Whether `e` is even whatever its names' values (a sum of even terms; a product with an even factor). */
+function even(e: Expr): boolean {
+  if (e.kind === 'int') return e.value % 2 === 0;
+  if (e.kind === 'neg') return even(e.operand);
+  if (e.kind !== 'binary') return false;
+  if (e.op === '+' || e.op === '-') return even(e.left) && even(e.right);
+  return e.op === '*' && (even(e.left) || even(e.right));
 }

@@ -143,13 +143,37 @@ export function warpgroupMultiply(
 /** The conversion of a float into a narrower element type that a store rounds to. */
 const ROUNDING: Record<string, string> = { __half: '__float2half_rn', __nv_bfloat16: '__float2bfloat16_rn' };
 
-/** An accumulator stored into tile `c`, each work-item its own elements. */
+/**
+ * Two neighbours of a row as one value of the pair type, rounded as `ROUNDING` rounds one (the
+ * pair type, and the expression making it from two floats).
+ */
+const PAIRS: Record<string, { type: string; make: string }> = {
+  float: { type: 'float2', make: 'make_float2' },
+  __half: { type: '__half2', make: '__floats2half2_rn' },
+  __nv_bfloat16: { type: '__nv_bfloat162', make: '__floats2bfloat162_rn' },
+};
+
+/**
+ * An accumulator stored into tile `c`, each work-item its own elements: a row's two neighbouring
+ * columns at once (a `float2`) where every such pair is aligned (`PrintedTile.evenPairs`), which
+ * halves the stores and fills each 32-byte sector of a row with one of them.
+ */
 export function warpgroupStore(fragment: string, c: PrintedTile, accumulator: Fragment): string[] {
   // floats stored into halves or bfloat16s are rounded to nearest, even (WGMMA_SHAPES' storedAs)
   const round = ROUNDING[c.type];
   const value = (e: string) => (round ? `${round}(${e})` : e);
   const at = (r: string, col: string) =>
     c.layout === 'row' ? `${r} * ${c.leading} + ${col}` : `${r} + ${col} * ${c.leading}`;
+  const pair = c.layout === 'row' && c.evenPairs ? PAIRS[c.type] : undefined;
+  const stores = pair
+    ? [
+        '    for (int loom_h = 0; loom_h < 2; loom_h++)',
+        `      *(${pair.type} *) &loom_c[${at('(loom_row + 8 * loom_h)', '(8 * loom_j + loom_col)')}] = ${pair.make}(${fragment}[4 * loom_j + 2 * loom_h], ${fragment}[4 * loom_j + 2 * loom_h + 1]);`,
+      ]
+    : [
+        '    for (int loom_e = 0; loom_e < 4; loom_e++)',
+        `      loom_c[${at('(loom_row + 8 * (loom_e / 2))', '(8 * loom_j + loom_col + loom_e % 2)')}] = ${value(`${fragment}[4 * loom_j + loom_e]`)};`,
+      ];
   return [
     '{',
     `  ${WARPGROUP_WAIT}`,
@@ -157,8 +181,7 @@ export function warpgroupStore(fragment: string, c: PrintedTile, accumulator: Fr
     '  int const loom_row = 16 * (loom_t / 32) + loom_t % 32 / 4, loom_col = 2 * (loom_t % 4);',
     `  ${c.type} *loom_c = ${c.pointer};`,
     `  for (int loom_j = 0; loom_j < ${accumulator.shape.n / 8}; loom_j++)`,
-    '    for (int loom_e = 0; loom_e < 4; loom_e++)',
-    `      loom_c[${at('(loom_row + 8 * (loom_e / 2))', '(8 * loom_j + loom_col + loom_e % 2)')}] = ${value(`${fragment}[4 * loom_j + loom_e]`)};`,
+    ...stores,
     '}',
   ];
 }
