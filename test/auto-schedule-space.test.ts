@@ -186,6 +186,34 @@ test("where the device issues asynchronous copies, a staged candidate's neighbou
   await checkResults(c, built, cpu, copied.label);
 });
 
+test("a double-buffered, asynchronously copied candidate's neighbours fill 3 and 4 buffers; the script rebuilds the pipeline", async () => {
+  const c = CASES[0]!;
+  const knl = coreKernel(c);
+  const analysis = analyzeKernel(knl, c.sizes);
+  const restrictions = { candidates: 200, maxGroup: 1024, asyncCopies: true };
+  const staged = enumerateCandidates(analysis, restrictions, 1).find((x) => (x.knobs?.staged ?? 0) > 0);
+  assert.ok(staged?.knobs, 'a staged candidate in the sample');
+  // one buffer, or two without asynchronous copies: no pipeline offered (its later steps could not stay in flight)
+  assert.not.ok(neighbourCandidates(analysis, restrictions, staged.knobs).some((x) => x.knobs?.stages));
+  const doubled = { ...staged.knobs, doubleBuffered: true };
+  assert.not.ok(neighbourCandidates(analysis, restrictions, doubled).some((x) => x.knobs?.stages));
+  const pipelines = neighbourCandidates(analysis, restrictions, { ...doubled, asyncCopies: true }).filter(
+    (x) => x.knobs?.stages,
+  );
+  assert.equal(pipelines.map((x) => x.knobs!.stages).sort(), [3, 4]);
+  const three = pipelines.find((x) => x.knobs!.stages === 3)!;
+  assert.match(scheduleScript(three.steps), /\.doubleBuffer\(\[[^\]]*\], 'k_outer', \{ stages: 3 \}\)/);
+  assert.match(three.label, '3 buffers async');
+  // and back to two from there
+  assert.ok(
+    neighbourCandidates(analysis, restrictions, three.knobs!).some((x) => x.knobs?.doubleBuffered && !x.knobs.stages),
+  );
+  const built = applySchedule(knl, three.steps);
+  // CUDA leaves two steps' copies in flight at each barrier; the CPU device computes the product
+  assert.match(generateCode(fixParameters(built, c.sizes), cudaTarget()).code, 'loom_copy_async_wait_leaving_1');
+  await checkResults(c, built, cpu, three.label);
+});
+
 /** A 3 x 3 filter over an (n+2) x (m+2) image: reductions over a window of taps, no single reduction iname. */
 const CONVOLUTION = (() => {
   const knl = addDtypes(

@@ -97,6 +97,11 @@ export interface Knobs {
   /** The window's arrays staged in local memory whole for the work-group's tile (kernels with a `window`). */
   readonly window?: boolean;
   readonly doubleBuffered?: boolean;
+  /**
+   * With `doubleBuffered` and `asyncCopies`: buffers of each staged tile past two (3 or 4), the
+   * copies of the later steps left in flight at each barrier (`doubleBuffer`'s `stages`).
+   */
+  readonly stages?: number;
   /** The staged tiles filled by asynchronous copies. */
   readonly asyncCopies?: boolean;
 }
@@ -368,10 +373,16 @@ export function neighbourCandidates(
   // the staged tiles in one buffer or two, copied through registers or asynchronously where the device can
   if (staged > 0) push(placements, { doubleBuffered: !knobs.doubleBuffered });
   if (staged > 0 && restrictions.asyncCopies) push(placements, { asyncCopies: !knobs.asyncCopies });
+  // asynchronous copies in flight over more steps: a pipeline of 3 or 4 buffers
+  if (staged > 0 && knobs.doubleBuffered && knobs.asyncCopies)
+    for (const stages of PIPELINE_STAGES) if (stages !== (knobs.stages ?? 2)) push(placements, { stages });
   // the window's inputs staged for the tile, or read where they are
   if (analysis.window && restrictions.localMemory !== false) push(placements, { window: !knobs.window });
   return out;
 }
+
+/** The pipelines past a double buffer the climb tries where staged tiles are copied asynchronously: 2 buffers are `doubleBuffered` alone. */
+const PIPELINE_STAGES = [2, 3, 4];
 
 /** Local sizes for an iname of `extent` values: those of `sizes` up to the extent's next power of two, and the extent itself when small. */
 function localSizes(extent: number, sizes: readonly number[], most: number): number[] {
@@ -408,6 +419,9 @@ function candidateOf(analysis: KernelAnalysis, chosen: Knobs): Candidate | undef
     staged,
     ...(chosen.doubleBuffered && staged > 0 ? { doubleBuffered: true } : {}),
     ...(chosen.asyncCopies && staged > 0 ? { asyncCopies: true } : {}),
+    ...(chosen.stages && chosen.stages > 2 && chosen.doubleBuffered && chosen.asyncCopies && staged > 0
+      ? { stages: chosen.stages }
+      : {}),
     ...(chosen.window && analysis.window ? { window: true } : {}),
   };
   for (const p of placed) {
@@ -446,13 +460,18 @@ function candidateOf(analysis: KernelAnalysis, chosen: Knobs): Candidate | undef
     const stepLoops = [`${r.iname}_outer`];
     const temporaries = fetches.map((f) => `${f.array}_fetch`);
     if (knobs.doubleBuffered) {
-      steps.push({ kind: 'doubleBuffer', temporaries, iname: `${r.iname}_outer` });
+      steps.push({
+        kind: 'doubleBuffer',
+        temporaries,
+        iname: `${r.iname}_outer`,
+        ...(knobs.stages ? { stages: knobs.stages } : {}),
+      });
       stepLoops.splice(0, 1, `${r.iname}_outer_pair`, `${r.iname}_outer_parity`);
     }
     if (knobs.asyncCopies) steps.push({ kind: 'asyncCopies', temporaries });
     steps.push({ kind: 'prioritize', order: [...loops, ...stepLoops, `${r.iname}_inner`] });
     labels.push(
-      `${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}${knobs.doubleBuffered ? ' double-buffered' : ''}${knobs.asyncCopies ? ' async' : ''}`,
+      `${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}${knobs.doubleBuffered ? (knobs.stages ? ` ${knobs.stages} buffers` : ' double-buffered') : ''}${knobs.asyncCopies ? ' async' : ''}`,
     );
   } else if (knobs.window && analysis.window) {
     const staged = windowStaging(analysis.window, placed, localParts, loops);

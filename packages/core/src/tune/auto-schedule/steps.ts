@@ -41,10 +41,14 @@ export type ScheduleStep =
       readonly sweep: readonly string[];
     }
   | {
-      /** Local tiles filled a step of `iname` ahead into a second buffer (doubleBuffer). */
+      /**
+       * Local tiles filled a step of `iname` ahead into a second buffer (doubleBuffer), or `stages - 1`
+       * steps ahead into `stages` buffers.
+       */
       readonly kind: 'doubleBuffer';
       readonly temporaries: readonly string[];
       readonly iname: string;
+      readonly stages?: number;
     }
   | {
       /** Local tiles filled by asynchronous copies (asyncCopies). */
@@ -115,7 +119,7 @@ function applyStep(knl: LoopKernel, step: ScheduleStep): LoopKernel {
         roundTag: 'unr',
       });
     case 'doubleBuffer':
-      return doubleBuffer(knl, step.temporaries, step.iname);
+      return doubleBuffer(knl, step.temporaries, step.iname, step.stages ? { stages: step.stages } : {});
     case 'asyncCopies':
       return asyncCopies(knl, step.temporaries);
     case 'prioritize':
@@ -164,7 +168,7 @@ function verbOf(step: ScheduleStep): string {
     case 'prefetch':
       return `prefetch(${quote(step.array)}, ${list(step.sweep)}, { space: 'local', defaultTag: 'l.auto', roundTag: 'unr' })`;
     case 'doubleBuffer':
-      return `doubleBuffer(${list(step.temporaries)}, ${quote(step.iname)})`;
+      return `doubleBuffer(${list(step.temporaries)}, ${quote(step.iname)}${step.stages ? `, { stages: ${step.stages} }` : ''})`;
     case 'asyncCopies':
       return `asyncCopies(${list(step.temporaries)})`;
     case 'prioritize':
