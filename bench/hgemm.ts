@@ -6,7 +6,7 @@
  * (CUDA) run it; on the others the kernel is refused (a notice). bench/torch_hgemm.py times
  * torch.matmul in half precision and with TF32 (cuBLAS on the tensor cores) for the reference.
  *
- *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,bf16,tf32,wgmma,wgmma-half,wgmma-bf16] [--config='{...}']
+ *   node --import tsx bench/hgemm.ts [--json] [--sizes=1024,4096] [--backends=cuda] [--modes=hgemm,bf16,tf32,wgmma,wgmma-half,wgmma-bf16,wgmma-tf32] [--config='{...}']
  *
  * `--config` measures that one configuration, or a JSON list of them (a profiler's run: bench/ncu/cuda.sh);
  * `--modes` picks the products (hgemm, bf16, tf32, wgmma, wgmma-half (c in float16), wgmma-bf16: Hopper's warpgroup instructions).
@@ -31,6 +31,7 @@ import {
   type HgemmConfig,
 } from '../examples/hgemm.ts';
 import { WGMMA_CONFIGS, wgmmaHgemmKernel, type WgmmaConfig } from '../examples/hgemm-wgmma.ts';
+import { TF32_WGMMA_CONFIGS, tf32WgmmaKernel, type Tf32WgmmaConfig } from '../examples/tf32-wgmma.ts';
 import { pseudoRandom } from '../examples/matmul.ts';
 import { listFlag, parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
@@ -117,7 +118,24 @@ const MODES: readonly Mode[] = [
     kernel: (n, c) => wgmmaHgemmKernel(n, c as WgmmaConfig, { factors: 'bfloat16' }),
     tolerance: 1e-6,
   },
+  // TF32 on warpgroup instructions (examples/tf32-wgmma.ts), against cuBLAS with TF32 on
+  {
+    name: 'wgmma tf32 (tensor cores)',
+    dtype: 'float32',
+    configs: TF32_WGMMA_CONFIGS,
+    kernel: (n, c) => tf32WgmmaKernel(n, c as Tf32WgmmaConfig),
+    tolerance: 2e-3,
+  },
 ];
+
+/** The `--modes` names, each the start of its mode's name. */
+const MODE_FLAGS: Readonly<Record<string, string>> = {
+  tf32: 'sgemm tf32',
+  wgmma: 'wgmma hgemm',
+  'wgmma-half': 'wgmma half out',
+  'wgmma-bf16': 'wgmma bf16',
+  'wgmma-tf32': 'wgmma tf32',
+};
 const chosenModes = options.flags.get('modes')?.split(',');
 const onlyConfig = options.flags.get('config');
 
@@ -163,21 +181,7 @@ async function timeConfig(
 for (const d of await openDevices(options.backends)) {
   reporter.info('device', { bench: 'hgemm', backend: d.backend, device: d.device.name });
   for (const mode of MODES.filter(
-    (m) =>
-      !chosenModes ||
-      chosenModes.some((c) =>
-        m.name.startsWith(
-          c === 'tf32'
-            ? 'sgemm tf32'
-            : c === 'wgmma-bf16'
-              ? 'wgmma bf16'
-              : c === 'wgmma-half'
-                ? 'wgmma half out'
-                : c === 'wgmma'
-                  ? 'wgmma hgemm'
-                  : c,
-        ),
-      ),
+    (m) => !chosenModes || chosenModes.some((c) => m.name.startsWith(MODE_FLAGS[c] ?? c)),
   ))
     for (const n of sizes) {
       const a = narrowMatrix(n, 1, mode.dtype === 'bfloat16' ? 'bfloat16' : 'float16');

@@ -223,24 +223,26 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
 
 /**
  * A panel of `elements` halves copied 8 at a time (16 bytes, unrolled: the CUDA printer merges the 8
- * into one move): its pieces over the work-group's `lanes` x `warpgroups` work-items, the rest in
- * sequence; consecutive pieces along a row (`'rows'`), or down the 8 rows of a core matrix (`'cores'`).
+ * into one move; floats 4 at a time with `perPiece` 4): its pieces over the work-group's `lanes` x
+ * `warpgroups` work-items, the rest in sequence; consecutive pieces along a row (`'rows'`), or down the
+ * 8 rows of a core matrix (`'cores'`).
  */
-function stagedIn16Bytes(
+export function stagedIn16Bytes(
   knl: LoopKernel,
   fetch: 'a' | 'b',
   elements: number,
   warpgroups: number,
   lanes: number,
   order: 'rows' | 'cores',
+  perPiece = 8,
 ): LoopKernel {
-  const pieces = elements / 8;
+  const pieces = elements / perPiece;
   const perRound = lanes * warpgroups;
   if (pieces % perRound)
     throw new Error(
-      `wgmmaHgemmKernel: the panel of ${fetch} (${pieces} pieces of 8) does not spread over ${perRound} work-items`,
+      `the panel of ${fetch} (${pieces} pieces of ${perPiece}) does not spread over ${perRound} work-items`,
     );
-  knl = splitIname(knl, `${fetch}_dim_1`, 8, {
+  knl = splitIname(knl, `${fetch}_dim_1`, perPiece, {
     innerTag: 'unr',
     outerIname: `${fetch}_chunk`,
     innerIname: `${fetch}_half`,

@@ -67,31 +67,44 @@ const SWIZZLED_DESCRIPTOR = {
   ].join('\n'),
 };
 
-/** The PTX name of a factor's element type. */
-const PTX_TYPE: Record<string, string> = { __half: 'f16', __nv_bfloat16: 'bf16' };
+/** The PTX name of a factor's element type (floats are read as TF32) and its bytes. */
+const PTX_TYPE: Record<string, { readonly ptx: string; readonly bytes: number }> = {
+  __half: { ptx: 'f16', bytes: 2 },
+  __nv_bfloat16: { ptx: 'bf16', bytes: 2 },
+  float: { ptx: 'tf32', bytes: 4 },
+};
 
 /** The helper issuing one product of `shape`, its factors' type and transpose bits fixed. */
 function productHelper(shape: Fragment['shape'], type: string, transposeA: number, transposeB: number) {
-  const ptx = PTX_TYPE[type];
-  // core offers wgmma's shapes for float16 and bfloat16 factors only (WGMMA_SHAPES)
+  const ptx = PTX_TYPE[type]?.ptx;
+  // core offers wgmma's shapes for float16, bfloat16 and TF32 factors only (WGMMA_SHAPES)
   if (!ptx) throw new InternalError(`wgmma has no factors of ${type}`);
+  // TF32 factors are read with their lines along k only (MatrixShape.kMajor): the instruction has no transpose bits
+  const transposable = ptx !== 'tf32';
+  if (!transposable && (transposeA || transposeB))
+    throw new InternalError('wgmma reads no TF32 factor transposed (core checks kMajor)');
   const floats = shape.n / 2;
-  const name = `loom_wgmma_m64n${shape.n}k16_${ptx}_${transposeA}${transposeB}`;
+  const name = `loom_wgmma_m64n${shape.n}k${shape.k}_${ptx}${transposable ? `_${transposeA}${transposeB}` : ''}`;
   const registers = Array.from({ length: floats }, (_, e) => `%${e}`).join(', ');
   const outputs = Array.from({ length: floats }, (_, e) => `"+f"(d[${e}])`).join(', ');
+  const flags = transposable ? `p, 1, 1, ${transposeA}, ${transposeB}` : 'p, 1, 1';
+  const how = transposable ? `, ${transposeA ? 'a' : 'neither'}${transposeB ? ' b' : ''} read transposed` : '';
   const definition = [
-    `/* d += a * b for a 64 x ${shape.n} x 16 tile of ${ptx} factors in shared memory (descriptors), ${transposeA ? 'a' : 'neither'}${transposeB ? ' b' : ''} read transposed */`,
+    `/* d += a * b for a 64 x ${shape.n} x ${shape.k} tile of ${ptx} factors in shared memory (descriptors)${how} */`,
     `inline __device__ void ${name}(float (&d)[${floats}], unsigned long long a, unsigned long long b)`,
     '{',
     '  asm volatile(',
     '    "{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n"',
-    `    "wgmma.mma_async.sync.aligned.m64n${shape.n}k16.f32.${ptx}.${ptx} {${registers}}, %${floats}, %${floats + 1}, p, 1, 1, ${transposeA}, ${transposeB};\\n}\\n"`,
+    `    "wgmma.mma_async.sync.aligned.m64n${shape.n}k${shape.k}.f32.${ptx}.${ptx} {${registers}}, %${floats}, %${floats + 1}, ${flags};\\n}\\n"`,
     `    : ${outputs}`,
     '    : "l"(a), "l"(b));',
     '}',
   ].join('\n');
   return { name, definition };
 }
+
+/** The bytes of a tile's element. */
+const bytesOf = (t: PrintedTile) => PTX_TYPE[t.type]?.bytes ?? 2;
 
 /** The declaration of `count` accumulators of a 64 x N tile: N/2 floats a work-item each. */
 export function warpgroupFragments(name: string, shape: Fragment['shape'], type: string, count: number): string {
@@ -121,12 +134,12 @@ export function warpgroupMultiply(
       use(SWIZZLED_DESCRIPTOR);
       // along k (a's 'row', b's 'col') the hardware steps through the line itself: the leading offset is unused
       const kMajor = (side === 'a') === (t.layout === 'row');
-      const leading = kMajor ? 16 : 2 * t.swizzle.blocks;
+      const leading = kMajor ? 16 : bytesOf(t) * t.swizzle.blocks;
       return `loom_wgmma_descriptor_swizzled(${t.pointer}, ${leading}, ${8 * t.swizzle.span}, ${SWIZZLE_MODES[t.swizzle.span]})`;
     }
     const cores = t.cores!;
     const [alongK, across] = side === 'a' ? [cores.columns, cores.rows] : [cores.rows, cores.columns];
-    return `loom_wgmma_descriptor(${t.pointer}, ${2 * alongK}, ${2 * across})`;
+    return `loom_wgmma_descriptor(${t.pointer}, ${bytesOf(t) * alongK}, ${bytesOf(t) * across})`;
   };
   const lines = ['{', '  asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory");'];
   for (const { fragment, a, b } of products) {

@@ -55,15 +55,20 @@ export function coreOperand(
     throw new LoomError(
       `${where}: '${access.array}' is ${temporary ? `a ${temporary.addressSpace} temporary` : 'an argument'}; the ${ctx.target} target's matrix instructions of this shape read their factors from local memory (prefetch them into local temporaries)`,
     );
-  if (ctx.types.get(access.array) !== dtype || byteSize(dtype) !== 2)
+  if (ctx.types.get(access.array) !== dtype || ![2, 4].includes(byteSize(dtype)))
     throw new LoomError(
-      `${where}: '${access.array}' holds ${ctx.types.get(access.array)}, where the matrix instruction needs ${dtype} in core matrices of 16-bit elements`,
+      `${where}: '${access.array}' holds ${ctx.types.get(access.array)}, where the matrix instruction needs ${dtype} in core matrices of 16-bit or 32-bit elements`,
     );
   ctx.operands.add(access.array);
   const flat = ctx.flatten(access);
   const stored = flat.kind === 'subscript' ? flat.indices[0] : int(0);
   const swizzled = unswizzleIndex(stored, byteSize(dtype));
   if (swizzled) return swizzledOperand(ctx, access.array, swizzled.index, swizzled.span, row, col, dtype, where);
+  // core matrices of 32-bit elements are 8 lines of 4: Loom reads them only as swizzled lines
+  if (byteSize(dtype) !== 2)
+    throw new LoomError(
+      `${where}: the tile of '${access.array}' (${dtype}) must be stored swizzled for the matrix instruction to read it: swizzleArray(knl, '${access.array}', 128), its rows lines of 32 elements`,
+    );
   const index = stored;
   const refuse = (why: string): never => {
     throw new LoomError(
@@ -205,14 +210,16 @@ function swizzledOperand(
   const start = toLinear(first);
   const repeat = 8 * line;
   const inLine = (k: number) => ((k % repeat) + repeat) % repeat;
+  // a step of an instruction's k along a line: 32 bytes (16 halves, 8 floats)
+  const step = 32 / byteSize(dtype);
   if (
     !start ||
     [start.constant, ...start.coeffs.values()].some(
-      (k) => inLine(k) % 16 !== 0 || (inLine(k) >= line && k % repeat !== 0),
+      (k) => inLine(k) % step !== 0 || (inLine(k) >= line && k % repeat !== 0),
     )
   )
     refuse(
-      `it starts at ${printExpr(first)}, which must be whole repeats of 8 lines (${repeat} elements) plus whole steps of 16 elements along a line`,
+      `it starts at ${printExpr(first)}, which must be whole repeats of 8 lines (${repeat} elements) plus whole steps of ${step} elements along a line`,
     );
   return {
     array,

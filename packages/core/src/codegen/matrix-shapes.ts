@@ -23,20 +23,35 @@ export const WMMA_SHAPES: readonly MatrixShape[] = [
 
 /**
  * The tiles of Hopper's warpgroup matrix instructions (`wgmma.mma_async`, sm_90a): 64 x N x 16 for
- * every N from 8 to 256 in steps of 8, halves or bfloat16s into floats, each run by the 128
- * work-items of a warpgroup, both factors in local memory as core matrices.
+ * every N from 8 to 256 in steps of 8, halves or bfloat16s into floats, and 64 x N x 8 of floats
+ * taken as TF32, each run by the 128 work-items of a warpgroup, both factors in local memory as
+ * core matrices (TF32's both with their lines along k: it reads no factor transposed).
  */
 export const WGMMA_SHAPES: readonly MatrixShape[] = Array.from({ length: 32 }, (_, k) => 8 * (k + 1)).flatMap(
-  (n): MatrixShape[] =>
-    (['float16', 'bfloat16'] as const).map((operand) => ({
+  (n): MatrixShape[] => [
+    ...(['float16', 'bfloat16'] as const).map(
+      (operand): MatrixShape => ({
+        m: 64,
+        n,
+        k: 16,
+        operand,
+        accumulators: ['float32'],
+        lanes: 128,
+        factors: 'core-matrices',
+        // each work-item stores its own floats: rounded to halves or bfloat16s as they are stored
+        storedAs: ['float16', 'bfloat16'],
+      }),
+    ),
+    {
       m: 64,
       n,
-      k: 16,
-      operand,
+      k: 8,
+      operand: 'float32',
       accumulators: ['float32'],
+      precision: 'tf32',
       lanes: 128,
       factors: 'core-matrices',
-      // each work-item stores its own floats: rounded to halves or bfloat16s as they are stored
-      storedAs: ['float16', 'bfloat16'],
-    })),
+      kMajor: true,
+    },
+  ],
 );

@@ -167,6 +167,7 @@ function matrixOp(ctx: MatrixContext, insn: Instruction, tile: TileInames, where
       const factor = shape.factors === 'core-matrices' ? coreOperand : operand;
       const operandA = factor(ctx, a, m.iname, k.iname, shape.operand, where);
       const operandB = factor(ctx, b, k.iname, n.iname, shape.operand, where);
+      if (shape.kMajor) kMajorFactors(operandA, operandB, where);
       const precision = knl.temporaries.get(written.array)?.matrixPrecision;
       return { kind: 'multiply', accumulator: acc, a: operandA, b: operandB, ...(precision ? { precision } : {}) };
     }
@@ -244,6 +245,18 @@ function lanesOf(support: MatrixSupport, { m, n, k }: Fragment['shape']): number
   if ('refused' in support) return 1;
   const shape = support.shapes.find((s) => s.m === m && s.n === n && s.k === k);
   return shape?.lanes ?? support.lanes;
+}
+
+/**
+ * A LoomError unless both factors lie with their lines along k (a's rows, b's columns), as an
+ * instruction that reads no factor transposed needs (`MatrixShape.kMajor`: Hopper's TF32).
+ */
+function kMajorFactors(a: MatrixOperand, b: MatrixOperand, where: string): void {
+  const across = [a.layout === 'row' ? undefined : a.array, b.layout === 'col' ? undefined : b.array].find(Boolean);
+  if (across)
+    throw new LoomError(
+      `${where}: the matrix instruction reads ${a.dtype} factors only with their lines along k, but '${across}' is stored with its lines across k; store it transposed (tagArrayAxes(knl, '${across}', 'N0,N1') on a 2-D tile), its copies then write it so`,
+    );
 }
 
 /** The target's matrix instruction for an accumulator and the dtype of a factor. */

@@ -254,6 +254,11 @@ export interface MatrixShape {
    * accumulators are); absent: only its own.
    */
   readonly storedAs?: readonly DType[];
+  /**
+   * Both factors must lie with their lines along k (a's rows, b's columns: "K-major"), where the
+   * instruction cannot read a factor transposed (Hopper's TF32 `wgmma`); absent: either way.
+   */
+  readonly kMajor?: boolean;
 }
 
 /** How a target reads image arguments (`Target.images`). */

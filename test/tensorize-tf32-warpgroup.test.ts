@@ -1,0 +1,100 @@
+/**
+ * tensorize with `precision: 'tf32'` on Hopper's warpgroup instructions (`wgmma ... .tf32`,
+ * examples/tf32-wgmma.ts): 64 x N x 8 tiles of floats read as TF32, both factors swizzled lines of 32
+ * floats with their lines along k (b's panel stored transposed). Checked on the CUDA C (the
+ * instruction without transpose bits, K-major swizzled descriptors, b copied transposed element by
+ * element beside a's bulk request), on SGEMM's values on every device that has the instructions
+ * (small integers: exact in TF32, so the sums are exact whatever the hardware does with low bits),
+ * and on what is refused: a factor with its lines across k, float32 tiles not swizzled.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { generateCode, LoomError, run, targetFacts } from '@loom/core';
+import { cudaTarget } from '@loom/codegen-cuda';
+import { TF32_WGMMA_CONFIGS, TF32_WGMMA_DEFAULT, tf32WgmmaKernel } from '../examples/tf32-wgmma.ts';
+import { testDevices } from './support/devices.ts';
+import { refusal } from './support/refusals.ts';
+
+test('CUDA C: TF32 tiles of 64 x 128 x 8 from K-major swizzled panels, b copied transposed', () => {
+  const generated = generateCode(tf32WgmmaKernel(4096, TF32_WGMMA_DEFAULT), cudaTarget());
+  const code = generated.code;
+  assert.is(generated.extra.hopperOnly, true);
+  // TF32 has no transpose bits: the scale flags only
+  assert.match(code, 'wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {');
+  assert.match(code, /%64, %65, p, 1, 1;\\n\}/);
+  // both factors K-major, swizzled over 128 bytes: leading offset unused, 8 lines of 128 bytes a repeat;
+  // each k of 8 moves the start 32 bytes along the lines
+  assert.match(
+    code,
+    'loom_wgmma_m64n128k8_tf32(acc[0], loom_wgmma_descriptor_swizzled(a_fetch + (2048 * tIdx(y) + 8 * k_step), 16, 1024, 1), loom_wgmma_descriptor_swizzled(b_fetch + (8 * k_step), 16, 1024, 1));',
+  );
+  // a's panel one request a step; b's copied a float at a time into its transposed, swizzled place
+  assert.match(code, 'loom_bulk_copy_2d(&loom_map_0, a_fetch');
+  assert.match(code, /loom_copy_async_4\(b_fetch \+ \([^;]*\^[^;]*\), b \+ \(/);
+  // b's copies are the work-items': the barriers stay the work-group's
+  assert.not.match(code, 'loom_bulk_release');
+});
+
+test('refused before any code runs: a TF32 factor with its lines across k, float32 tiles not swizzled', () => {
+  // b's panel as the prefetch leaves it (b_fetch[k][j]: lines of 32 floats along j)
+  const narrow = { warpgroups: 2, columns: 32, stages: 2, bulkCopies: true };
+  assert.match(
+    refusal(() => generateCode(tf32WgmmaKernel(512, narrow, { transposeB: false }), cudaTarget())),
+    "reads float32 factors only with their lines along k, but 'b_fetch' is stored with its lines across k",
+  );
+  assert.match(
+    refusal(() => generateCode(tf32WgmmaKernel(512, TF32_WGMMA_DEFAULT, { swizzled: false }), cudaTarget())),
+    "(float32) must be stored swizzled for the matrix instruction to read it: swizzleArray(knl, 'a_fetch', 128)",
+  );
+});
+
+/** An n x n matrix of small integers (exact in TF32, their products' sums exact in float32). */
+function smallIntegers(n: number, seed: number): Float32Array {
+  let s = seed;
+  return Float32Array.from({ length: n * n }, () => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return (s % 7) - 3;
+  });
+}
+
+for (const device of testDevices()) {
+  const support = targetFacts(device.target).matrixInstructions;
+  const hasWarpgroups = !('refused' in support) && support.shapes.some((s) => s.factors === 'core-matrices');
+  if (!hasWarpgroups) continue;
+  test(`${device.name}: TF32 SGEMM on warpgroup tiles computes the product`, async () => {
+    // the CPU device computes each lane's copy of the tile: fewer lanes there, the same layouts
+    const emulated = support.lanes === 1;
+    const n = emulated ? 128 : 512;
+    const a = smallIntegers(n, 3);
+    const b = smallIntegers(n, 4);
+    const configs = emulated
+      ? [
+          // (what the CPU device's 32 KiB of local memory holds)
+          { warpgroups: 1, columns: 32, stages: 2, bulkCopies: true },
+          { warpgroups: 2, columns: 32, stages: 1, bulkCopies: true },
+          { warpgroups: 1, columns: 8, stages: 3, ahead: 1 },
+        ]
+      : TF32_WGMMA_CONFIGS;
+    for (const config of configs) {
+      const outcome = await run(tf32WgmmaKernel(n, config, emulated ? { lanes: 8 } : {}), device, { a, b }).then(
+        (r) => r,
+        (e: Error) => e,
+      );
+      if (outcome instanceof Error) {
+        assert.ok(outcome instanceof LoomError, String(outcome));
+        assert.match(outcome.message, 'compute capability 9.0');
+        continue;
+      }
+      const c = outcome.c as Float32Array;
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) {
+          let sum = 0;
+          for (let p = 0; p < n; p++) sum += a[i * n + p]! * b[p * n + j]!;
+          if (c[i * n + j] !== sum)
+            assert.unreachable(`${JSON.stringify(config)}: c[${i}, ${j}] = ${c[i * n + j]}, expected ${sum}`);
+        }
+    }
+  });
+}
+
+test.run();
