@@ -173,24 +173,7 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
     throw new Error(
       `wgmmaHgemmKernel: n = ${n} must be a multiple of the ${rows}x${columns} block and of tileK ${tileK} (a multiple of 16); columns a multiple of 8 up to 256`,
     );
-  let knl = fixParameters(plainHgemm(factors, output), { n });
-  // the warpgroups of a work-group on l.1 (one needs no axis of its own)
-  const groupRows = warpgroups > 1 ? ['i_group'] : [];
-  if (warpgroups > 1) {
-    knl = splitIname(knl, 'i', rows, { outerTag: 'g.1' });
-    knl = splitIname(knl, 'i_inner', 64, { outerTag: 'l.1', outerIname: 'i_group', innerIname: 'i_tile' });
-  } else knl = splitIname(knl, 'i', 64, { outerTag: 'g.1', innerIname: 'i_tile' });
-  knl = splitIname(knl, 'j', columns, { outerTag: 'g.0', innerIname: 'j_tile' });
-  knl = splitIname(knl, 'k', tileK);
-  knl = splitIname(knl, 'k_inner', 16, { outerIname: 'k_step', innerIname: 'k_tile' });
-  knl = addPrefetch(knl, 'a', [...groupRows, 'i_tile', 'k_step', 'k_tile'], {
-    temporaryAddressSpace: 'local',
-    fetchOuterInames: ['i_outer', 'k_outer'],
-  });
-  knl = addPrefetch(knl, 'b', ['k_step', 'k_tile', 'j_tile'], {
-    temporaryAddressSpace: 'local',
-    fetchOuterInames: ['j_outer', 'k_outer'],
-  });
+  let knl = warpgroupBlocks(fixParameters(plainHgemm(factors, output), { n }), warpgroups, columns, tileK, 16);
   const order = config.coreOrder ? 'cores' : 'rows';
   knl = stagedIn16Bytes(knl, 'a', rows * tileK, warpgroups, lanes, order);
   knl = stagedIn16Bytes(knl, 'b', tileK * columns, warpgroups, lanes, order);
@@ -219,6 +202,39 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
   if (config.warpSpecialized) knl = setOptions(knl, { warpSpecialized: true });
   else if (config.asyncCopies) knl = asyncCopies(knl, ['a_fetch', 'b_fetch']);
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes });
+}
+
+/**
+ * `c[i, j] = sum(k, a[i, k]*b[k, j])` in blocks of `64·warpgroups` rows (the warpgroups on l.1, each a
+ * tile of 64 rows, `i_tile`) by `columns` (`j_tile`), k staged `tileK` at a time in local panels
+ * (`a_fetch`, `b_fetch`) and each step cut into the instruction's `k` (`k_step`, `k_tile`): the
+ * tiling every warpgroup kernel starts from.
+ */
+export function warpgroupBlocks(
+  knl: LoopKernel,
+  warpgroups: number,
+  columns: number,
+  tileK: number,
+  k: number,
+): LoopKernel {
+  const rows = 64 * warpgroups;
+  // the warpgroups of a work-group on l.1 (one needs no axis of its own)
+  const groupRows = warpgroups > 1 ? ['i_group'] : [];
+  if (warpgroups > 1) {
+    knl = splitIname(knl, 'i', rows, { outerTag: 'g.1' });
+    knl = splitIname(knl, 'i_inner', 64, { outerTag: 'l.1', outerIname: 'i_group', innerIname: 'i_tile' });
+  } else knl = splitIname(knl, 'i', 64, { outerTag: 'g.1', innerIname: 'i_tile' });
+  knl = splitIname(knl, 'j', columns, { outerTag: 'g.0', innerIname: 'j_tile' });
+  knl = splitIname(knl, 'k', tileK);
+  knl = splitIname(knl, 'k_inner', k, { outerIname: 'k_step', innerIname: 'k_tile' });
+  knl = addPrefetch(knl, 'a', [...groupRows, 'i_tile', 'k_step', 'k_tile'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['i_outer', 'k_outer'],
+  });
+  return addPrefetch(knl, 'b', ['k_step', 'k_tile', 'j_tile'], {
+    temporaryAddressSpace: 'local',
+    fetchOuterInames: ['j_outer', 'k_outer'],
+  });
 }
 
 /**

@@ -18,7 +18,6 @@
  * ```
  */
 import {
-  addPrefetch,
   asyncCopies,
   bulkCopies,
   doubleBuffer,
@@ -31,7 +30,7 @@ import {
   type LoopKernel,
 } from '@loom/core';
 import { plainSgemm } from './hgemm.ts';
-import { stagedIn16Bytes } from './hgemm-wgmma.ts';
+import { stagedIn16Bytes, warpgroupBlocks } from './hgemm-wgmma.ts';
 
 /** How a TF32 warpgroup SGEMM kernel is tiled. */
 export interface Tf32WgmmaConfig {
@@ -81,23 +80,7 @@ export function tf32WgmmaKernel(n: number, config: Tf32WgmmaConfig, options: Tf3
     throw new Error(
       `tf32WgmmaKernel: n = ${n} must be a multiple of the ${rows}x${columns} block and of ${TILE_K}; columns a multiple of 8 up to 256`,
     );
-  let knl = fixParameters(plainSgemm(), { n });
-  const groupRows = warpgroups > 1 ? ['i_group'] : [];
-  if (warpgroups > 1) {
-    knl = splitIname(knl, 'i', rows, { outerTag: 'g.1' });
-    knl = splitIname(knl, 'i_inner', 64, { outerTag: 'l.1', outerIname: 'i_group', innerIname: 'i_tile' });
-  } else knl = splitIname(knl, 'i', 64, { outerTag: 'g.1', innerIname: 'i_tile' });
-  knl = splitIname(knl, 'j', columns, { outerTag: 'g.0', innerIname: 'j_tile' });
-  knl = splitIname(knl, 'k', TILE_K);
-  knl = splitIname(knl, 'k_inner', 8, { outerIname: 'k_step', innerIname: 'k_tile' });
-  knl = addPrefetch(knl, 'a', [...groupRows, 'i_tile', 'k_step', 'k_tile'], {
-    temporaryAddressSpace: 'local',
-    fetchOuterInames: ['i_outer', 'k_outer'],
-  });
-  knl = addPrefetch(knl, 'b', ['k_step', 'k_tile', 'j_tile'], {
-    temporaryAddressSpace: 'local',
-    fetchOuterInames: ['j_outer', 'k_outer'],
-  });
+  let knl = warpgroupBlocks(fixParameters(plainSgemm(), { n }), warpgroups, columns, TILE_K, 8);
   // a's rows 4 floats (16 bytes) a copy; b's elements one at a time, consecutive work-items along a row of b
   knl = stagedIn16Bytes(knl, 'a', rows * TILE_K, warpgroups, lanes, 'rows', 4);
   knl = splitIname(knl, 'b_dim_1', lanes, { innerTag: 'l.0', outerIname: 'b_column_block' });
