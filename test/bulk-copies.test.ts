@@ -146,6 +146,12 @@ test('CUDA C: warp-specialised, a row of its own makes the requests and the othe
     /for \(int k_outer_prologue = 0; k_outer_prologue <= 1; \+\+k_outer_prologue\)\n\s*\{\n\s*loom_bulk_commit\(/,
   );
   assert.match(consumers, 'loom_bulk_wait(loom_bulk_barriers, loom_bulk_waited, loom_bulk_committed, 1u, 2u);');
+  // where barriers close the groups, the producer closes the last as it leaves: the consumers' last wait is for it
+  const closing = generateCode(setOptions(bulkProduct(256), { warpSpecialized: true }), cudaTarget()).code;
+  const [leaving, staying] = closing.slice(closing.indexOf('if (tIdx(y) == 16)')).split('return;');
+  assert.match(leaving, /loom_bulk_commit\([^;]*\);\n\s*\}\n\s*$/);
+  assert.match(staying, /loom_bulk_commit\([^;]*\);\n\s*loom_bulk_wait\([^;]*0u, 1u\);\n\}/);
+  assert.is(commits(leaving), commits(staying));
   // what cannot be specialised is refused, saying why
   assert.match(
     refusal(() =>

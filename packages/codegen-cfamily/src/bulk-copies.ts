@@ -300,8 +300,9 @@ export function bulkFrame(printer: CExpressionPrinter): { first: readonly string
   printer.useHelper(prologue.helper);
   const releases = plan.releaseArrivals === undefined ? undefined : spelling.releasePrologue(plan.releaseArrivals);
   if (releases) printer.useHelper(releases.helper);
-  // a block may not leave while its copies still write its local memory
-  const last = plan.commitsAtBarriers ? [bulkCommit(printer)!] : [];
+  // a block may not leave while its copies still write its local memory (with a producer, these lines are the
+  // consumers': they count the producer's last commit, and acquire nothing)
+  const last = plan.commitsAtBarriers ? [bulkCommit(printer, { acquired: plan.producer !== undefined })!] : [];
   const wait = spelling.waitLeaving(0, plan.slots);
   printer.useHelper(wait.helper);
   return { first: [...prologue.lines, ...(releases?.lines ?? [])], last: [...last, wait.text] };

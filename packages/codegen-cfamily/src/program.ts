@@ -29,7 +29,7 @@ import type { CDialect, HalfStorageSpelling, LocalArraySpelling } from './dialec
 import { CExpressionPrinter } from './expressions.ts';
 import { declaredElement, printStatements } from './statements.ts';
 import { asyncCopyTargets, asyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
-import { bulkFrame, bulkParameters, bulkPlan, hasBulkCopies, type TensorMapSpec } from './bulk-copies.ts';
+import { bulkCommit, bulkFrame, bulkParameters, bulkPlan, hasBulkCopies, type TensorMapSpec } from './bulk-copies.ts';
 import type { ProducerPlan } from './bulk-producer.ts';
 import { productsInFlight } from './products-in-flight.ts';
 import { structDeclarations } from './structs.ts';
@@ -369,7 +369,9 @@ function printSpecialised(statements: readonly Stmt[], printer: CExpressionPrint
   const id = (axis: number) => printer.dialect.hardwareId('lid', axis);
   const others = [0, 1, 2].filter((axis) => axis !== producer.axis).map((axis) => `${id(axis)} == 0`);
   printer.bulkRole = 'producer';
-  const produced = printStatements(rest, printer, 3);
+  // where barriers close the groups, the consumers' last wait is for a group the producer closes as it leaves
+  const last = printer.bulkPlan!.commitsAtBarriers ? [`      ${bulkCommit(printer)!}`] : [];
+  const produced = [...printStatements(rest, printer, 3), ...last];
   printer.bulkRole = 'consumer';
   const consumed = printStatements(rest, printer, 1);
   printer.bulkRole = 'all';
