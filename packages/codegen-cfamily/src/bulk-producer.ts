@@ -78,26 +78,17 @@ export function producerPlan(
  * guards around a group's close, which each counts (a commit after a statement is printed for both,
  * whether the statement is or not).
  */
-export function runsIn(
-  s: Stmt,
-  role: BulkRole,
-  commitAfter: ProducerStatements['commitAfter'],
-  plan: { readonly issues: ProducerStatements['issues'] },
-): boolean {
-  return runsInRole(s, role, { issues: plan.issues, commitAfter });
-}
-
-function runsInRole(s: Stmt, role: BulkRole, statements: ProducerStatements): boolean {
+export function runsIn(s: Stmt, role: BulkRole, statements: ProducerStatements): boolean {
   if (role === 'all') return true;
   if (statements.issues.has(s)) return role === 'producer';
   switch (s.kind) {
     // both count the groups closed within
     case 'block':
-      return s.body.some((c) => runsInRole(c, role, statements) || holdsCommit(c, statements));
+      return s.body.some((c) => runsIn(c, role, statements) || holdsCommit(c, statements));
     case 'for':
-      return runsInRole(s.body, role, statements) || holdsCommit(s.body, statements);
+      return runsIn(s.body, role, statements) || holdsCommit(s.body, statements);
     case 'if':
-      return runsInRole(s.then, role, statements) || holdsCommit(s.then, statements);
+      return runsIn(s.then, role, statements) || holdsCommit(s.then, statements);
     case 'barrier':
       return true;
     default:
@@ -151,7 +142,7 @@ function checkProducerControl(k: KernelFunction, statements: ProducerStatements)
       );
   };
   const walk = (s: Stmt, counters: readonly string[]): void => {
-    if (!runsInRole(s, 'producer', statements) || statements.issues.has(s)) return;
+    if (!runsIn(s, 'producer', statements) || statements.issues.has(s)) return;
     if (s.kind === 'block') for (const c of s.body) walk(c, counters);
     else if (s.kind === 'for') {
       check(s.lower, `the loop '${s.iname}' around its bulk copies`, counters);

@@ -37,7 +37,10 @@ export function printStatements(statements: readonly Stmt[], printer: CExpressio
     const bulk = printer.bulkPlan?.issues.get(statements[k]);
     // where a producer makes the requests, what the producer or the consumers do not run (bulk-producer.ts)
     const role = printer.bulkRole;
-    if (role !== 'all' && !runsIn(statements[k], role, printer.asyncPlan.commitAfter, printer.bulkPlan!)) {
+    if (
+      role !== 'all' &&
+      !runsIn(statements[k], role, { issues: printer.bulkPlan!.issues, commitAfter: printer.asyncPlan.commitAfter })
+    ) {
       const skipped = statements.slice(k, k + (bulk?.length ?? 1));
       const commit = asyncCommitAfter(skipped, printer);
       if (commit) out.push(`${INDENT.repeat(depth)}${commit}`);
