@@ -22,6 +22,7 @@ import {
   bulkCopies,
   doubleBuffer,
   fixParameters,
+  joinInames,
   prioritizeLoops,
   splitIname,
   swizzleArray,
@@ -81,11 +82,9 @@ export function tf32WgmmaKernel(n: number, config: Tf32WgmmaConfig, options: Tf3
       `tf32WgmmaKernel: n = ${n} must be a multiple of the ${rows}x${columns} block and of ${TILE_K}; columns a multiple of 8 up to 256`,
     );
   let knl = warpgroupBlocks(fixParameters(plainSgemm(), { n }), warpgroups, columns, TILE_K, 8);
-  // a's rows 4 floats (16 bytes) a copy; b's elements one at a time, consecutive work-items along a row of b
+  // a's rows 4 floats (16 bytes) a copy; b's elements one at a time (transposed, no copy spans 16 bytes)
   knl = stagedIn16Bytes(knl, 'a', rows * TILE_K, warpgroups, lanes, 'rows', 4);
-  knl = splitIname(knl, 'b_dim_1', lanes, { innerTag: 'l.0', outerIname: 'b_column_block' });
-  if (warpgroups > 1) knl = splitIname(knl, 'b_dim_0', warpgroups, { innerTag: 'l.1', outerIname: 'b_row_block' });
-  knl = prioritizeLoops(knl, `${warpgroups > 1 ? 'b_row_block' : 'b_dim_0'},b_column_block`);
+  knl = transposingCopies(knl, warpgroups, lanes);
   // b's panel transposed: its lines (k) run along the instruction's k, as TF32's reads need
   if (transposeB) knl = tagArrayAxes(knl, 'b_fetch', 'N0,N1');
   if (swizzled) {
@@ -102,4 +101,27 @@ export function tf32WgmmaKernel(n: number, config: Tf32WgmmaConfig, options: Tf3
   if (config.bulkCopies) knl = bulkCopies(knl, 'a_fetch');
   knl = asyncCopies(knl, config.bulkCopies ? 'b_fetch' : ['a_fetch', 'b_fetch']);
   return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes, precision: 'tf32' });
+}
+
+/**
+ * b's panel copied a float at a time into b_fetch[j][k], each 32 consecutive work-items (a warp, with
+ * 128 lanes) copying 8 neighbouring columns of 4 rows: its reads are 4 runs of 32 bytes of b's rows, and
+ * its writes land in 32 different banks (8 lines, their 16-byte units swizzled apart, 4 floats of k in
+ * each), where 32 columns of one row would write 8 banks 4 times over. The rest of the panel goes over
+ * the work-group's warps, then in sequence. With fewer lanes (the CPU device's), 8 columns of one row.
+ */
+function transposingCopies(knl: LoopKernel, warpgroups: number, lanes: number): LoopKernel {
+  const rowsPerWarp = lanes >= 32 ? 4 : 1;
+  const columns = Math.min(8, lanes);
+  knl = splitIname(knl, 'b_dim_1', columns, { outerIname: 'b_column_block', innerIname: 'b_column' });
+  knl = splitIname(knl, 'b_dim_0', rowsPerWarp, { outerIname: 'b_row_block', innerIname: 'b_row' });
+  // a warp's lane: 8 columns (fastest) by 4 rows
+  knl = joinInames(knl, ['b_row', 'b_column'], 'b_lane');
+  // the blocks of 4 rows and 8 columns, over the warps of the work-group, then in sequence
+  knl = joinInames(knl, ['b_row_block', 'b_column_block'], 'b_block');
+  const warps = lanes / (rowsPerWarp * columns);
+  knl = splitIname(knl, 'b_block', warps, { outerIname: 'b_block_outer', innerIname: 'b_warp' });
+  knl = joinInames(knl, ['b_warp', 'b_lane'], 'b_item', { tag: 'l.0' });
+  if (warpgroups > 1) knl = splitIname(knl, 'b_block_outer', warpgroups, { innerTag: 'l.1', outerIname: 'b_round' });
+  return knl;
 }
