@@ -59,6 +59,7 @@ const OLDER: readonly Feature[] = [
   'temporaryLayouts',
   'pipelineStages',
   'swizzledTemporaries',
+  'asyncTiles',
   ...LAYOUTS,
 ];
 
@@ -80,6 +81,7 @@ const BEFORE_LATER_STEPS: readonly Feature[] = [
   'temporaryLayouts',
   'pipelineStages',
   'swizzledTemporaries',
+  'asyncTiles',
 ];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
@@ -98,6 +100,7 @@ const ISSUE_24: readonly Feature[] = [
   'temporaryLayouts',
   'pipelineStages',
   'swizzledTemporaries',
+  'asyncTiles',
   ...LAYOUTS,
 ];
 
@@ -277,6 +280,7 @@ const AROUND_DOUBLE_BUFFERS: readonly Feature[] = [
   'temporaryLayouts',
   'pipelineStages',
   'swizzledTemporaries',
+  'asyncTiles',
 ];
 
 test('every device: local tiles double-buffered over a loop under random chains agree with the untransformed kernel', async () => {
@@ -369,6 +373,30 @@ test('local temporaries stored swizzled under random chains agree with the untra
     assert.ok(
       results.some((r) => stored(r) && agreedOn(r, device.name)),
       `${device.name}: no case with a swizzled temporary compared (seeds ${seeds})`,
+    );
+});
+
+test('local tiles filled by asynchronous or bulk copies (barriers, arrivals, a producer) under random chains agree with the untransformed kernel', async () => {
+  // seeds from 60000 whose chain (as a device that issues asynchronous copies gets it) made a local tile's
+  // fills asynchronous or bulk copies: asyncCopies, bulkCopies with the barriers kept, as arrivals, with a
+  // producer. The CPU and C devices copy at once; CUDA issues cp.async, or the requests of the tensor memory
+  // accelerator where the tile is a box (a LoomError declines the rest); OpenCL and WebGPU get the seeds
+  // without them (limitsOf)
+  const around = AROUND_DOUBLE_BUFFERS.filter((f) => f !== 'asyncTiles');
+  const copied = (p: ReturnType<typeof planCase>) => p?.chain.steps.some((s) => s.feature === 'asyncTiles') ?? false;
+  const seeds = [60_262, 60_294, 61_185, 61_601, 61_665, 62_287];
+  const issuing = testDevices().filter((d) => !limitsOf(d).includes('asyncTiles'));
+  for (const seed of seeds)
+    assert.ok(
+      issuing.every((d) => copied(planCase(seed, new FeatureSet(around).without(limitsOf(d))))),
+      `seed ${seed} copies a tile asynchronously on every device that issues such copies`,
+    );
+  const results = await sample(seeds, testDevices(), around);
+  const asynchronous = (r: CaseResult) => r.chain?.steps.some((s) => s.feature === 'asyncTiles') ?? false;
+  for (const device of issuing)
+    assert.ok(
+      results.filter((r) => asynchronous(r) && agreedOn(r, device.name)).length >= 3,
+      `${device.name}: fewer than three cases with asynchronous copies compared (seeds ${seeds})`,
     );
 });
 

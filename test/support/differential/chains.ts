@@ -7,6 +7,8 @@
  */
 import {
   addPrefetch,
+  asyncCopies,
+  bulkCopies,
   changeArgToImage,
   chunkIname,
   doubleBuffer,
@@ -23,6 +25,7 @@ import {
   precompute,
   prioritizeLoops,
   renameIname,
+  setOptions,
   setTemporaryAddressSpace,
   splitArrayAxis,
   splitIname,
@@ -436,7 +439,36 @@ export function generateChain(rng: Rng, kcase: KernelCase, features: FeatureSet,
     const swizzle = swizzleStep(sideStream(kcase.seed, 0x5b122), knl);
     if (swizzle) apply(swizzle);
   }
+  if (features.has('asyncTiles')) {
+    const copies = asyncTilesStep(sideStream(kcase.seed, 0xa51c0), knl);
+    if (copies) apply(copies);
+  }
   return { steps, refused, kernel: knl };
+}
+
+/**
+ * A local tile's fills as asynchronous copies, or as bulk copies with the kernel options of their
+ * barriers drawn (asyncTiles), from their own stream: a tile whose every fill copies one element of
+ * an argument (what asyncCopies takes; others are refused and listed). Undefined where the draw passes
+ * or no local temporary is filled.
+ */
+function asyncTilesStep(side: Rng, knl: LoopKernel): Step | undefined {
+  if (!side.chance(0.6)) return undefined;
+  const tiles = [...knl.temporaries.values()]
+    .filter((t) => t.addressSpace === 'local' && findInstructions(knl, `writes:${t.name}`).length > 0)
+    .map((t) => t.name);
+  if (!tiles.length) return undefined;
+  const tile = side.pick(tiles);
+  if (side.chance(0.4))
+    return { feature: 'asyncTiles', text: `asyncCopies(knl, ${q(tile)})`, apply: (k) => asyncCopies(k, tile) };
+  const release = side.pick(['auto', 'auto', 'arrivals', 'barriers'] as const);
+  const warpSpecialized = release !== 'barriers' && side.chance(0.3);
+  const options = { bulkRelease: release, warpSpecialized };
+  return {
+    feature: 'asyncTiles',
+    text: `setOptions(bulkCopies(knl, ${q(tile)}), ${JSON.stringify(options)})`,
+    apply: (k) => setOptions(bulkCopies(k, tile), options),
+  };
 }
 
 /**

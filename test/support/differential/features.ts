@@ -155,6 +155,11 @@ export const FEATURES = {
   // the layouts, from a stream of their own (chains.ts)
   swizzledTemporaries:
     'swizzleArray of a local temporary whose bytes are whole spans of 32, 64 or 128: every access index exchanged within its 128-byte line (x ^ ((x // line) % units) * unit), on every target',
+  // asynchronous and bulk copies (issue 30, s26: cp.async, the tensor memory accelerator, barriers as arrivals and a
+  // producer warpgroup): drawn after the swizzles, from a stream of their own (chains.ts); only on devices whose
+  // target issues asynchronous copies (the CPU and C devices copy at once, CUDA issues them)
+  asyncTiles:
+    "a local tile's fills made asynchronous copies (asyncCopies) or bulk copies (bulkCopies), the latter with bulkRelease and warpSpecialized drawn: waited for at barriers, arrivals or a producer's requests",
   // atomic stores and loads (issue 27, s8-atomics): cases of atomics.ts
   atomicStoresLoads:
     "atomic=init stores into a forAtomic array from parallel work-items, and loopy's test_atomic_load with data: a local forAtomic counter zeroed, bumped and read back atomically",
@@ -217,5 +222,7 @@ export function limitsOf(device: Device): readonly Feature[] {
   if (facts.flushesSubnormals.size) limits.push('subnormals');
   // a target without local arrays sized at launch refuses them
   if (!facts.runtimeSizedArrays.has('local')) limits.push('parametricTemporaries');
+  // a target that issues no asynchronous copies refuses them: the same seed without them there
+  if (!facts.asyncCopies) limits.push('asyncTiles');
   return limits;
 }
