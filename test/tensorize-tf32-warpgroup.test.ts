@@ -4,8 +4,9 @@
  * floats with their lines along k (b's panel stored transposed). Checked on the CUDA C (the
  * instruction without transpose bits, K-major swizzled descriptors, b copied transposed element by
  * element beside a's bulk request), on SGEMM's values on every device that has the instructions
- * (small integers: exact in TF32, so the sums are exact whatever the hardware does with low bits),
- * and on what is refused: a factor with its lines across k, float32 tiles not swizzled.
+ * (small integers: exact in TF32, so the sums are exact), on factors with bits past TF32's (taken
+ * truncated, as the hardware takes them: bench/wgmma/tf32-probe.cu on an H100), and on what is
+ * refused: a factor with its lines across k, float32 tiles not swizzled.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -47,6 +48,14 @@ test('refused before any code runs: a TF32 factor with its lines across k, float
     "(float32) must be stored swizzled for the matrix instruction to read it: swizzleArray(knl, 'a_fetch', 128)",
   );
 });
+
+/** x as TF32 by dropping its 13 low bits (what Hopper's warpgroup instructions do: bench/wgmma/tf32-probe.cu) or by rounding to nearest. */
+function asTf32(x: number, how: 'truncated' | 'rounded'): number {
+  const word = new Float32Array([x]);
+  const bits = new Uint32Array(word.buffer);
+  bits[0] = ((how === 'rounded' ? bits[0]! + 0x1000 : bits[0]!) & 0xffffe000) >>> 0;
+  return word[0]!;
+}
 
 /** An n x n matrix of small integers (exact in TF32, their products' sums exact in float32). */
 function smallIntegers(n: number, seed: number): Float32Array {
@@ -94,6 +103,54 @@ for (const device of testDevices()) {
             assert.unreachable(`${JSON.stringify(config)}: c[${i}, ${j}] = ${c[i * n + j]}, expected ${sum}`);
         }
     }
+  });
+}
+
+for (const device of testDevices()) {
+  const support = targetFacts(device.target).matrixInstructions;
+  if ('refused' in support || !support.shapes.some((s) => s.factors === 'core-matrices')) continue;
+  test(`${device.name}: TF32 factors with bits past TF32's 10 are taken truncated, as the hardware takes them`, async () => {
+    const emulated = support.lanes === 1;
+    const n = emulated ? 64 : 256;
+    // floats with 23 significant bits: TF32 keeps 10 of them
+    let s = 5;
+    const random = () => {
+      s = (s * 1103515245 + 12345) % 2 ** 31;
+      return s / 2 ** 31 - 0.5;
+    };
+    const a = Float32Array.from({ length: n * n }, random);
+    const b = Float32Array.from({ length: n * n }, random);
+    const config = emulated ? { warpgroups: 1, columns: 32, stages: 2, bulkCopies: true } : TF32_WGMMA_DEFAULT;
+    const outcome = await run(tf32WgmmaKernel(n, config, emulated ? { lanes: 8 } : {}), device, { a, b }).then(
+      (r) => r,
+      (e: Error) => e,
+    );
+    if (outcome instanceof Error) {
+      assert.ok(outcome instanceof LoomError, String(outcome));
+      assert.match(outcome.message, 'compute capability 9.0');
+      return;
+    }
+    const c = outcome.c as Float32Array;
+    let discriminating = 0;
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        let truncated = 0;
+        let rounded = 0;
+        let magnitude = 0;
+        for (let p = 0; p < n; p++) {
+          const [x, y] = [a[i * n + p]!, b[p * n + j]!];
+          truncated += asTf32(x, 'truncated') * asTf32(y, 'truncated');
+          rounded += asTf32(x, 'rounded') * asTf32(y, 'rounded');
+          magnitude += Math.abs(x * y);
+        }
+        // float32 sums in the instruction's order (not the CPU's): a few roundings of the magnitude's size
+        const tolerance = 4 * 2 ** -24 * Math.sqrt(n) * magnitude;
+        if (!(Math.abs(c[i * n + j]! - truncated) <= tolerance))
+          assert.unreachable(`c[${i}, ${j}] = ${c[i * n + j]}, expected ${truncated} (rounded factors: ${rounded})`);
+        if (Math.abs(truncated - rounded) > 2 * tolerance) discriminating++;
+      }
+    // the two readings differ past the tolerance for most entries: the check tells them apart
+    assert.ok(discriminating > (n * n) / 2, `only ${discriminating} entries tell truncated from rounded`);
   });
 }
 

@@ -3,7 +3,8 @@
  * it stands for, so that the reference device runs a tensorized kernel and checks what the
  * targets with tensor cores compute. Every work-item of a subgroup computes the whole tile (they
  * run one after another here), and writes the same values. Products of factors are exact, as a
- * tensor core's are (halves or bfloat16s, or floats rounded to TF32 by `loom.toTf32`), and each sum is rounded
+ * tensor core's are (halves or bfloat16s, or floats rounded to TF32 by `loom.toTf32`, or truncated to it by
+ * `loom.truncateToTf32` where the instruction reads them so), and each sum is rounded
  * to the accumulator's dtype, one product at a time along k.
  */
 import { byteSize, type DType, type MatrixOp, type MatrixOperand, unreachable } from '@loom/core';
@@ -43,7 +44,14 @@ function bitsOf(dtype: DType, value: string): string {
 }
 
 /** Element (r, c) of a tile in memory, as a number. */
-function element(t: MatrixOperand, offset: string, r: string, c: string, precision: 'tf32' | undefined): string {
+function element(
+  t: MatrixOperand,
+  offset: string,
+  r: string,
+  c: string,
+  precision: 'tf32' | undefined,
+  truncates = false,
+): string {
   const at = t.swizzle
     ? swizzled(t, offset, t.layout === 'row' ? r : c, t.layout === 'row' ? c : r)
     : t.cores
@@ -52,7 +60,8 @@ function element(t: MatrixOperand, offset: string, r: string, c: string, precisi
         ? `${offset} + ${r} * ${t.leading} + ${c}`
         : `${offset} + ${r} + ${c} * ${t.leading}`;
   const value = valueOf(t.dtype, `${jsName(t.array)}[${at}]`);
-  return precision === 'tf32' ? `loom.toTf32(${value})` : value;
+  if (precision !== 'tf32') return value;
+  return truncates ? `loom.truncateToTf32(${value})` : `loom.toTf32(${value})`;
 }
 
 /**
@@ -86,7 +95,11 @@ export function printMatrixLoops(op: MatrixOp, out: MatrixPrinting): void {
       out.line(`  for (let c = 0; c < ${n}; c++) {`);
       out.line(`    let s = ${acc}[${base} + r * ${n} + c];`);
       out.line(`    for (let q = 0; q < ${k}; q++)`);
-      const product = `${element(op.a, a, 'r', 'q', op.precision)} * ${element(op.b, b, 'q', 'c', op.precision)}`;
+      const [x, y] = [
+        element(op.a, a, 'r', 'q', op.precision, op.truncates),
+        element(op.b, b, 'q', 'c', op.precision, op.truncates),
+      ];
+      const product = `${x} * ${y}`;
       out.line(`      s = ${rounded(op.accumulator.dtype, `s + ${product}`)};`);
       out.line(`    ${acc}[${base} + r * ${n} + c] = s;`);
       out.line('  }');

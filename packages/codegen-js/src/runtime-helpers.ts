@@ -330,6 +330,8 @@ export const runtimeHelpers = Object.freeze({
   toBf16: roundToBfloat16,
   /** A float32 value rounded to TF32 (10 mantissa bits, ties away from zero), as NVIDIA's tensor cores take floats. */
   toTf32,
+  /** A float32 value with its 13 low bits dropped: TF32 as Hopper's warpgroup instructions read floats from memory. */
+  truncateToTf32,
 });
 
 export type RuntimeHelper = keyof typeof runtimeHelpers;
@@ -344,6 +346,16 @@ function toTf32(x: number): number {
   // infinities and NaN keep their bits
   if ((bits & 0x7f800000) === 0x7f800000) return tf32Word[0]!;
   tf32Bits[0] = ((bits + 0x1000) & 0xffffe000) >>> 0;
+  return tf32Word[0]!;
+}
+
+/** `x` (a float32 value) with its mantissa cut to 10 bits, towards zero (what Hopper's `wgmma ... .tf32` reads). */
+function truncateToTf32(x: number): number {
+  tf32Word[0] = x;
+  const bits = tf32Bits[0]!;
+  // infinities and NaN keep their bits
+  if ((bits & 0x7f800000) === 0x7f800000) return tf32Word[0]!;
+  tf32Bits[0] = (bits & 0xffffe000) >>> 0;
   return tf32Word[0]!;
 }
 

@@ -135,6 +135,11 @@ export type MatrixOp =
       readonly b: MatrixOperand;
       /** `'tf32'`: the factors rounded to TF32 first (`MatrixShape.precision`). */
       readonly precision?: 'tf32';
+      /**
+       * With `precision`: the factors' 13 low bits dropped, not rounded (`MatrixShape.truncatesTf32`:
+       * Hopper's warpgroup instructions read floats from local memory as they are stored).
+       */
+      readonly truncates?: true;
     }
   | { readonly kind: 'store'; readonly accumulator: Fragment; readonly c: MatrixOperand };
 

@@ -49,6 +49,8 @@ export const WGMMA_SHAPES: readonly MatrixShape[] = Array.from({ length: 32 }, (
       operand: 'float32',
       accumulators: ['float32'],
       precision: 'tf32',
+      // read from local memory as stored: the low bits dropped (bench/wgmma/tf32-probe.cu)
+      truncatesTf32: true,
       lanes: 128,
       factors: 'core-matrices',
       kMajor: true,

@@ -169,7 +169,14 @@ function matrixOp(ctx: MatrixContext, insn: Instruction, tile: TileInames, where
       const operandB = factor(ctx, b, k.iname, n.iname, shape.operand, where);
       if (shape.kMajor) kMajorFactors(operandA, operandB, where);
       const precision = knl.temporaries.get(written.array)?.matrixPrecision;
-      return { kind: 'multiply', accumulator: acc, a: operandA, b: operandB, ...(precision ? { precision } : {}) };
+      return {
+        kind: 'multiply',
+        accumulator: acc,
+        a: operandA,
+        b: operandB,
+        ...(precision ? { precision } : {}),
+        ...(precision && shape.truncatesTf32 ? { truncates: true as const } : {}),
+      };
     }
     if (tile.k) return form('a sum that is not the accumulator plus a product');
     let literal = value;

@@ -259,6 +259,12 @@ export interface MatrixShape {
    * instruction cannot read a factor transposed (Hopper's TF32 `wgmma`); absent: either way.
    */
   readonly kMajor?: boolean;
+  /**
+   * With `precision: 'tf32'`: the instruction takes a float as TF32 by dropping its 13 low bits
+   * (truncating towards zero), not by rounding, as Hopper's warpgroup instructions do with floats
+   * they read from local memory (bench/wgmma/tf32-probe.cu, on an H100); every device then computes so.
+   */
+  readonly truncatesTf32?: boolean;
 }
 
 /** How a target reads image arguments (`Target.images`). */

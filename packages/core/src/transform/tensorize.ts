@@ -69,9 +69,12 @@ export interface TensorizeOptions {
   /** The name of the lane iname made when no iname runs on local axis 0 (default `lane`, made unique). */
   readonly laneIname?: string;
   /**
-   * `'tf32'`: float32 factors rounded to TF32 (a 10-bit mantissa, as NVIDIA's tensor cores take
+   * `'tf32'`: float32 factors taken as TF32 (a 10-bit mantissa, as NVIDIA's tensor cores take
    * float32) before they are multiplied, exactly, and added in float32: faster, and no longer the
-   * products the kernel writes, so only where asked. Default: the factors as they are.
+   * products the kernel writes, so only where asked. Warp tiles round them to nearest (Loom converts
+   * them as it loads them); Hopper's warpgroup tiles (`lanes: 128`) drop their 13 low bits, as the
+   * instruction reads floats from local memory; every device computes the same. Default: the
+   * factors as they are.
    */
   readonly precision?: 'tf32';
 }
