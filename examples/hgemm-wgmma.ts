@@ -12,9 +12,9 @@
  *
  * The fastest configurations (`swizzled`, `bulkCopies`) lay both panels out in swizzled lines of 64
  * halves instead (`swizzleArray`), filled by one request of the tensor memory accelerator a panel a
- * step: 506 TFLOP/s at 4096 on the H200 (BENCHMARKS.md, twenty-fifth session). Their barriers are
- * arrivals (no warpgroup waits for the other at a step's end; `release`), and with `warpSpecialized`
- * a third warpgroup makes the requests, as CUTLASS's warp-specialised kernels do.
+ * step: 506 TFLOP/s at 4096 on the H200 (BENCHMARKS.md, twenty-fifth session), 670 on an H100 with
+ * c stored a pair of columns at a time (twenty-sixth). Their barriers may be arrivals (`release`),
+ * and with `warpSpecialized` a third warpgroup makes the requests, as CUTLASS's kernels do.
  *
  * CUDA runs it on GPUs of compute capability 9.0 (refused elsewhere, before anything runs); the CPU
  * device computes the same tiles as loops, from the same layouts. Other targets refuse it.
@@ -87,8 +87,9 @@ export interface WgmmaConfig {
   readonly swizzled?: boolean;
   /**
    * How a step's barriers let the bulk copies refill a buffer (the kernel option `bulkRelease`):
-   * `'arrivals'` (what `'auto'`, the default, takes here) lets each warpgroup go on past a barrier,
-   * only the requesting work-item waiting for the others; `'barriers'` has the whole group wait.
+   * `'arrivals'` lets each warpgroup go on past a barrier, only the requesting work-item waiting
+   * for the others; `'barriers'` (what `'auto'`, the default, takes without a producer) has the
+   * whole group wait.
    */
   readonly release?: BulkRelease;
   /**
@@ -131,7 +132,8 @@ export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
   { warpgroups: 2, columns: 256, tileK: 64, stages: 3, bulkCopies: true, swizzled: true },
   { warpgroups: 2, columns: 128, tileK: 64, stages: 4, bulkCopies: true, swizzled: true },
   { warpgroups: 2, columns: 256, tileK: 64, stages: 4, ahead: 2, bulkCopies: true, swizzled: true },
-  // the same with the work-group's barriers kept where arrivals would do (the kernel option `bulkRelease`)
+  // the same with its barriers as arrivals (the kernel option `bulkRelease`), then with a producer warpgroup
+  // making the requests (`warpSpecialized`)
   {
     warpgroups: 2,
     columns: 256,
@@ -140,7 +142,17 @@ export const WGMMA_CONFIGS: readonly WgmmaConfig[] = [
     ahead: 2,
     bulkCopies: true,
     swizzled: true,
-    release: 'barriers',
+    release: 'arrivals',
+  },
+  {
+    warpgroups: 2,
+    columns: 256,
+    tileK: 64,
+    stages: 4,
+    ahead: 2,
+    bulkCopies: true,
+    swizzled: true,
+    warpSpecialized: true,
   },
 ];
 

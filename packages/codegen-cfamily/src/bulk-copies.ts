@@ -25,8 +25,9 @@
  * group but the latest `inFlight` has landed, each work-item counting the groups committed and
  * waited for (they are the same in every work-item: commits and barriers are reached by all).
  *
- * Release (the kernel option `bulkRelease`): where the kernel's only local arrays are bulk tiles
- * and nothing but the requests writes them, a barrier orders nothing but the refills: each
+ * Release (the kernel option `bulkRelease`: `'arrivals'`, or `'auto'` for a warp-specialised kernel):
+ * where the kernel's only local arrays are bulk tiles and nothing but the requests writes them, a
+ * barrier orders nothing but the refills: each
  * work-item waits for the tiles it reads itself, and what others must not overtake is the next
  * request into a buffer they read. Such a barrier becomes an arrival ("my reads before here are
  * done"), and the requesting work-item waits for everyone's arrival at the latest one just before
@@ -204,7 +205,9 @@ function releasesByArrival(k: KernelFunction, problem: string | undefined): bool
     throw new LoomError(
       `kernel '${k.name}' asks for bulkRelease 'arrivals', but ${problem}, which only a barrier of the work-group orders; set bulkRelease to 'barriers' or 'auto'`,
     );
-  return problem === undefined;
+  // 'auto' keeps the work-group's barriers but where a producer needs arrivals: on the H100 arrivals ran no
+  // faster than the barriers (BENCHMARKS.md, twenty-sixth session), which have run on every Hopper test
+  return problem === undefined && (k.bulkRelease === 'arrivals' || k.warpSpecialized === true);
 }
 
 /** What in kernel `k` a barrier must order besides the refills of bulk `tiles`; undefined where nothing. */
