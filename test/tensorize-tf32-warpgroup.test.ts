@@ -10,11 +10,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateCode, LoomError, run, targetFacts } from '@loom/core';
+import { generateCode, targetFacts } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
 import { TF32_WGMMA_CONFIGS, TF32_WGMMA_DEFAULT, tf32WgmmaKernel } from '../examples/tf32-wgmma.ts';
 import { testDevices } from './support/devices.ts';
-import { refusal } from './support/refusals.ts';
+import { refusal, runUnlessRefused } from './support/refusals.ts';
+
+/** What CUDA on a GPU without Hopper's instructions refuses the kernels with, before running them. */
+const HOPPER_ONLY = 'compute capability 9.0';
 
 test('CUDA C: TF32 tiles of 64 x 128 x 8 from K-major swizzled panels, b copied transposed', () => {
   const generated = generateCode(tf32WgmmaKernel(4096, TF32_WGMMA_DEFAULT), cudaTarget());
@@ -85,15 +88,9 @@ for (const device of testDevices()) {
         ]
       : TF32_WGMMA_CONFIGS;
     for (const config of configs) {
-      const outcome = await run(tf32WgmmaKernel(n, config, emulated ? { lanes: 8 } : {}), device, { a, b }).then(
-        (r) => r,
-        (e: Error) => e,
-      );
-      if (outcome instanceof Error) {
-        assert.ok(outcome instanceof LoomError, String(outcome));
-        assert.match(outcome.message, 'compute capability 9.0');
-        continue;
-      }
+      const knl = tf32WgmmaKernel(n, config, emulated ? { lanes: 8 } : {});
+      const outcome = await runUnlessRefused(knl, device, { a, b }, HOPPER_ONLY);
+      if (!outcome) continue;
       const c = outcome.c as Float32Array;
       for (let i = 0; i < n; i++)
         for (let j = 0; j < n; j++) {
@@ -121,15 +118,9 @@ for (const device of testDevices()) {
     const a = Float32Array.from({ length: n * n }, random);
     const b = Float32Array.from({ length: n * n }, random);
     const config = emulated ? { warpgroups: 1, columns: 32, stages: 2, bulkCopies: true } : TF32_WGMMA_DEFAULT;
-    const outcome = await run(tf32WgmmaKernel(n, config, emulated ? { lanes: 8 } : {}), device, { a, b }).then(
-      (r) => r,
-      (e: Error) => e,
-    );
-    if (outcome instanceof Error) {
-      assert.ok(outcome instanceof LoomError, String(outcome));
-      assert.match(outcome.message, 'compute capability 9.0');
-      return;
-    }
+    const knl = tf32WgmmaKernel(n, config, emulated ? { lanes: 8 } : {});
+    const outcome = await runUnlessRefused(knl, device, { a, b }, HOPPER_ONLY);
+    if (!outcome) return;
     const c = outcome.c as Float32Array;
     let discriminating = 0;
     for (let i = 0; i < n; i++)

@@ -28,6 +28,7 @@ import { hgemmEntry, plainHgemm } from '../examples/hgemm.ts';
 import { inCoreMatrices, WGMMA_CONFIGS, WGMMA_DEFAULT, wgmmaHgemmKernel } from '../examples/hgemm-wgmma.ts';
 import { testDevices } from './support/devices.ts';
 import { halves } from './support/halves.ts';
+import { runUnlessRefused } from './support/refusals.ts';
 
 /** Every entry of c against a·b in float64 (exact products, float32 sums in the instructions' order). */
 function checkProduct(c: Float32Array, a: Float32Array, b: Float32Array, n: number, what: string): void {
@@ -254,16 +255,9 @@ for (const device of testDevices()) {
       : WGMMA_CONFIGS;
     for (const config of configs) {
       const knl = wgmmaHgemmKernel(n, config, emulated ? { lanes: 8 } : {});
-      const outcome = await run(knl, device, { a: a.bits, b: b.bits }).then(
-        (r) => r,
-        (e: Error) => e,
-      );
-      if (outcome instanceof Error) {
-        // CUDA on a GPU other than Hopper refuses the instructions by name, before running
-        assert.ok(outcome instanceof LoomError, String(outcome));
-        assert.match(outcome.message, 'compute capability 9.0');
-        continue;
-      }
+      // CUDA on a GPU other than Hopper refuses the instructions by name, before running
+      const outcome = await runUnlessRefused(knl, device, { a: a.bits, b: b.bits }, 'compute capability 9.0');
+      if (!outcome) continue;
       checkProduct(outcome.c as Float32Array, a.values, b.values, n, JSON.stringify(config));
     }
     // c in halves: each work-item's float32 sums rounded to nearest as they are stored (what torch.matmul of halves returns)

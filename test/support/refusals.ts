@@ -1,6 +1,6 @@
 /** Assertions that a call is refused with a LoomError, shared by the tests of refusals. */
 import * as assert from 'uvu/assert';
-import { LoomError } from '@loom/core';
+import { LoomError, run, type Device, type LoopKernel } from '@loom/core';
 
 /** Asserts that `f` (sync or async) throws a LoomError whose message contains `message`. */
 export async function refused(f: () => unknown, message: string): Promise<void> {
@@ -41,4 +41,25 @@ export function refusal(f: () => unknown): string {
     return (e as Error).message;
   }
   return assert.unreachable('expected a LoomError') as never;
+}
+
+/**
+ * `run(knl, device, args)`'s outputs, or undefined where the device refused the kernel by name with
+ * a LoomError containing `reason` before running it (CUDA on a GPU without Hopper's instructions:
+ * 'compute capability 9.0'); any other failure fails the test.
+ */
+export async function runUnlessRefused(
+  knl: LoopKernel,
+  device: Device,
+  args: Record<string, unknown>,
+  reason: string,
+): Promise<Record<string, unknown> | undefined> {
+  const outcome = await run(knl, device, args as Parameters<typeof run>[2]).then(
+    (r) => r as Record<string, unknown>,
+    (e: Error) => e,
+  );
+  if (!(outcome instanceof Error)) return outcome;
+  assert.ok(outcome instanceof LoomError, String(outcome));
+  assert.match(outcome.message, reason);
+  return undefined;
 }
