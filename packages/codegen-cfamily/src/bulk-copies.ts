@@ -35,7 +35,15 @@
  * too, so that a group's barrier object is reused only once every work-item has waited for its
  * previous group (the same order the block barrier gave).
  */
-import { expr as E, LoomError, statementsOfKind, type Expr, type KernelFunction, type Stmt } from '@loom/core';
+import {
+  constantLocalSize,
+  expr as E,
+  LoomError,
+  statementsOfKind,
+  type Expr,
+  type KernelFunction,
+  type Stmt,
+} from '@loom/core';
 import type { AsyncPlan } from './async-copies.ts';
 import { NestFinder } from './bulk-nests.ts';
 import { producerPlan, type ProducerPlan } from './bulk-producer.ts';
@@ -169,20 +177,20 @@ export function bulkPlan(
   // a language without them prints each copy as its asynchronous copies (core lets bulk copies through
   // to such a language only where work-items run one after another, each copy complete at once)
   if (!spelling || !hasBulkCopies(k.body)) return undefined;
-  const constants = k.localSize.map((e) => (e.kind === 'int' ? e.value : undefined));
-  if (constants.some((c) => c === undefined))
+  const constants = constantLocalSize(k.localSize);
+  if (!constants)
     throw new LoomError(
       `kernel '${k.name}': bulk copies need a work-group size known before launch, to find the tile its work-items copy`,
     );
-  const finder = new NestFinder(k, spelling, constants as number[]);
+  const finder = new NestFinder(k, spelling, constants);
   finder.visit(k.body, new Map());
   const tiles = new Set([...finder.issues.values()].map((i) => i.local));
   const problem = releaseProblem(k, tiles);
-  const producer = producerPlan(k, constants as number[], problem, {
+  const producer = producerPlan(k, constants, problem, {
     issues: finder.issues,
     commitAfter: groups.commitAfter,
   });
-  const workItems = (constants as number[]).reduce((a, b) => a * b, 1);
+  const workItems = constants.reduce((a, b) => a * b, 1);
   return {
     issues: finder.issues,
     tiles,
@@ -197,7 +205,7 @@ export function bulkPlan(
 
 /**
  * Whether kernel `k`'s local barriers become arrivals (`KernelOptions.bulkRelease`): asked for, or
- * (`'auto'`) wherever they may; a LoomError where they are asked for and may not.
+ * (`'auto'`) in a warp-specialised kernel, where they may; a LoomError where they are asked for and may not.
  */
 function releasesByArrival(k: KernelFunction, problem: string | undefined): boolean {
   if (k.bulkRelease === 'barriers') return false;

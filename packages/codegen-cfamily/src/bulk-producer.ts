@@ -20,7 +20,17 @@
  * barriers must all be releases: a barrier of the whole group would wait for the producer's row,
  * which has left.
  */
-import { expr as E, LoomError, statementsOfKind, type Expr, type KernelFunction, type Stmt } from '@loom/core';
+import {
+  expr as E,
+  LoomError,
+  someStmt,
+  statementsOf,
+  statementsOfKind,
+  subStatements,
+  type Expr,
+  type KernelFunction,
+  type Stmt,
+} from '@loom/core';
 
 /** Where the producer is: its row of the work-group, and the work-group it makes. */
 export interface ProducerPlan {
@@ -84,11 +94,11 @@ export function runsIn(s: Stmt, role: BulkRole, statements: ProducerStatements):
   switch (s.kind) {
     // both count the groups closed within
     case 'block':
-      return s.body.some((c) => runsIn(c, role, statements) || holdsCommit(c, statements));
     case 'for':
-      return runsIn(s.body, role, statements) || holdsCommit(s.body, statements);
     case 'if':
-      return runsIn(s.then, role, statements) || holdsCommit(s.then, statements);
+      return subStatements(s).some(
+        (c) => runsIn(c, role, statements) || someStmt(c, (x) => statements.commitAfter.has(x)),
+      );
     case 'barrier':
       return true;
     default:
@@ -96,32 +106,10 @@ export function runsIn(s: Stmt, role: BulkRole, statements: ProducerStatements):
   }
 }
 
-/** Whether a group of copies closes after `s` or a statement within it. */
-function holdsCommit(s: Stmt, statements: ProducerStatements): boolean {
-  if (statements.commitAfter.has(s)) return true;
-  if (s.kind === 'block') return s.body.some((c) => holdsCommit(c, statements));
-  if (s.kind === 'for') return holdsCommit(s.body, statements);
-  if (s.kind === 'if') return holdsCommit(s.then, statements);
-  return false;
-}
-
 /** A local array declared below the kernel's outermost statements (which the producer could not see); undefined where none. */
 function nestedLocalDeclaration(body: Stmt): string | undefined {
-  const outer = body.kind === 'block' ? body.body : [body];
-  const within = (s: Stmt, top: boolean): string | undefined => {
-    if (s.kind === 'declare') return !top && s.addressSpace === 'local' ? s.name : undefined;
-    const children = s.kind === 'block' ? s.body : s.kind === 'for' ? [s.body] : s.kind === 'if' ? [s.then] : [];
-    for (const c of children) {
-      const found = within(c, false);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  for (const s of outer) {
-    const found = within(s, true);
-    if (found) return found;
-  }
-  return undefined;
+  const outermost = new Set(statementsOf(body));
+  return statementsOfKind(body, 'declare').find((d) => d.addressSpace === 'local' && !outermost.has(d))?.name;
 }
 
 /**

@@ -50,6 +50,18 @@ const SETUP = {
   ].join('\n'),
 };
 
+/** The loop waiting for phase `parity` of the mbarrier at shared address `barrier` (C source, indented by `pad`). */
+const waitPhase = (barrier: string, parity: string, pad: string) =>
+  [
+    `${pad}unsigned int done = 0;`,
+    `${pad}while (!done)`,
+    `${pad}  asm volatile("{\\n.reg .pred ready;\\nmbarrier.try_wait.parity.shared::cta.b64 ready, [%1], %2;\\nselp.u32 %0, 1, 0, ready;\\n}\\n" : "=r"(done) : "r"(${barrier}), "r"(${parity}) : "memory");`,
+  ].join('\n');
+
+/** An arrival of this thread at the mbarrier at shared address `barrier` (a C statement). */
+const arrive = (barrier: string) =>
+  `asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(${barrier}) : "memory");`;
+
 const COMMIT = {
   name: 'loom_bulk_commit',
   definition: [
@@ -57,7 +69,7 @@ const COMMIT = {
     'static __device__ __forceinline__ void loom_bulk_commit(unsigned long long *barriers, unsigned int &committed, unsigned int slots, bool issuer)',
     '{',
     '  if (issuer)',
-    `    asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(${SHARED('barriers + committed % slots')}) : "memory");`,
+    `    ${arrive(SHARED('barriers + committed % slots'))}`,
     '  committed++;',
     '}',
   ].join('\n'),
@@ -72,21 +84,11 @@ const WAIT = {
     '  for (; waited + leaving < committed; waited++)',
     '  {',
     `    unsigned int const barrier = ${SHARED('barriers + waited % slots')}, parity = waited / slots % 2;`,
-    '    unsigned int done = 0;',
-    '    while (!done)',
-    '      asm volatile("{\\n.reg .pred ready;\\nmbarrier.try_wait.parity.shared::cta.b64 ready, [%1], %2;\\nselp.u32 %0, 1, 0, ready;\\n}\\n" : "=r"(done) : "r"(barrier), "r"(parity) : "memory");',
+    waitPhase('barrier', 'parity', '    '),
     '  }',
     '}',
   ].join('\n'),
 };
-
-/** The loop waiting for phase `parity` of the mbarrier at shared address `barrier` (C source, indented by `pad`). */
-const waitPhase = (barrier: string, parity: string, pad: string) =>
-  [
-    `${pad}unsigned int done = 0;`,
-    `${pad}while (!done)`,
-    `${pad}  asm volatile("{\\n.reg .pred ready;\\nmbarrier.try_wait.parity.shared::cta.b64 ready, [%1], %2;\\nselp.u32 %0, 1, 0, ready;\\n}\\n" : "=r"(done) : "r"(${barrier}), "r"(${parity}) : "memory");`,
-  ].join('\n');
 
 const RELEASE_SETUP = {
   name: 'loom_bulk_release_setup',
@@ -117,7 +119,7 @@ const RELEASE = {
     '    /* the barrier object is complete for release - 2 before this arrival may count towards its next phase */',
     waitPhase('barrier', '(released - 2) / 2 % 2', '    '),
     '  }',
-    '  asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" :: "r"(barrier) : "memory");',
+    `  ${arrive('barrier')}`,
     '  released++;',
     '}',
   ].join('\n'),
