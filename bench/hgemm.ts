@@ -43,6 +43,13 @@ const sizes = listFlag(options, 'sizes', options.full ? [1024, 2048, 4096, 8192]
 const reporter = new Reporter(options.json);
 
 /** n x n values in [-1, 1) rounded to a 16-bit float: their bits, and their values for the check. */
+/** An n x n matrix's transpose, row after row. */
+function transposed<T extends Float32Array | Uint16Array>(m: T, n: number): T {
+  const t = m.slice() as T;
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) t[j * n + i] = m[i * n + j];
+  return t;
+}
+
 function narrowMatrix(
   n: number,
   seed: number,
@@ -71,6 +78,8 @@ interface Mode {
   readonly tolerance: number;
   /** c's dtype where not float32: float16, the sums rounded as they are stored (torch.matmul of halves). */
   readonly output?: 'float16';
+  /** b given transposed (its kernel computes a·bᵀ from bᵀ): the same product, b's rows along k. */
+  readonly bTransposed?: true;
 }
 const MODES: readonly Mode[] = [
   {
@@ -126,6 +135,15 @@ const MODES: readonly Mode[] = [
     kernel: (n, c) => tf32WgmmaKernel(n, c as Tf32WgmmaConfig),
     tolerance: 2e-3,
   },
+  // the same from bᵀ: both panels one request each a step (what a·b costs after a transposition of b)
+  {
+    name: 'wgmma tf32 from bT (tensor cores)',
+    dtype: 'float32',
+    configs: TF32_WGMMA_CONFIGS.filter((c) => c.bulkCopies && !c.transposeFirst),
+    kernel: (n, c) => tf32WgmmaKernel(n, c as Tf32WgmmaConfig, { bTransposed: true }),
+    tolerance: 2e-3,
+    bTransposed: true,
+  },
 ];
 
 /** The `--modes` names, each the start of its mode's name. */
@@ -134,7 +152,8 @@ const MODE_FLAGS: Readonly<Record<string, string>> = {
   wgmma: 'wgmma hgemm',
   'wgmma-half': 'wgmma half out',
   'wgmma-bf16': 'wgmma bf16',
-  'wgmma-tf32': 'wgmma tf32',
+  'wgmma-tf32': 'wgmma tf32 (',
+  'wgmma-tf32-bt': 'wgmma tf32 from bT',
 };
 const chosenModes = options.flags.get('modes')?.split(',');
 const onlyConfig = options.flags.get('config');
@@ -190,7 +209,7 @@ for (const d of await openDevices(options.backends)) {
       const host = (m: typeof a) => (mode.dtype === 'float32' ? m.values : m.bits);
       const data = {
         a: await DeviceArray.from(d.device, host(a), mode.dtype, [n, n]),
-        b: await DeviceArray.from(d.device, host(b), mode.dtype, [n, n]),
+        b: await DeviceArray.from(d.device, mode.bTransposed ? transposed(host(b), n) : host(b), mode.dtype, [n, n]),
         c:
           mode.output === 'float16'
             ? await DeviceArray.from(d.device, new Uint16Array(n * n), 'float16', [n, n])

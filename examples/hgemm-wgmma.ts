@@ -213,7 +213,8 @@ export function wgmmaHgemmKernel(n: number, config: WgmmaConfig, options: WgmmaK
  * `c[i, j] = sum(k, a[i, k]*b[k, j])` in blocks of `64·warpgroups` rows (the warpgroups on l.1, each a
  * tile of 64 rows, `i_tile`) by `columns` (`j_tile`), k staged `tileK` at a time in local panels
  * (`a_fetch`, `b_fetch`) and each step cut into the instruction's `k` (`k_step`, `k_tile`): the
- * tiling every warpgroup kernel starts from.
+ * tiling every warpgroup kernel starts from. `bArray` names the array b's factors are read from, where
+ * not `b` (a transposed copy of it).
  */
 export function warpgroupBlocks(
   knl: LoopKernel,
@@ -221,6 +222,7 @@ export function warpgroupBlocks(
   columns: number,
   tileK: number,
   k: number,
+  bArray = 'b',
 ): LoopKernel {
   const rows = 64 * warpgroups;
   // the warpgroups of a work-group on l.1 (one needs no axis of its own)
@@ -236,9 +238,12 @@ export function warpgroupBlocks(
     temporaryAddressSpace: 'local',
     fetchOuterInames: ['i_outer', 'k_outer'],
   });
-  return addPrefetch(knl, 'b', ['k_step', 'k_tile', 'j_tile'], {
+  // b's panel is b_fetch, its axes b_dim_0 and b_dim_1, whichever array b's factors are read from
+  return addPrefetch(knl, bArray, ['k_step', 'k_tile', 'j_tile'], {
     temporaryAddressSpace: 'local',
     fetchOuterInames: ['j_outer', 'k_outer'],
+    temporaryName: 'b_fetch',
+    dimArgNames: ['b_dim_0', 'b_dim_1'],
   });
 }
 

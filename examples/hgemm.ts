@@ -133,11 +133,14 @@ export function hgemmBlock(config: HgemmConfig): { rows: number; columns: number
   return { rows: config.warpsM * config.regM * 16, columns: config.warpsN * config.regN * 16 };
 }
 
-/** `c[i, j] = sum(k, a[i, k] * b[k, j])`, all float32, n x n: SGEMM, whose tiles `tf32Kernel` rounds to TF32. */
-export function plainSgemm(): LoopKernel {
+/**
+ * `c[i, j] = sum(k, a[i, k] * b[k, j])`, all float32, n x n: SGEMM, whose tiles `tf32Kernel` rounds to TF32;
+ * with `bTransposed`, b holds bᵀ (`b[j, k]`).
+ */
+export function plainSgemm(bTransposed = false): LoopKernel {
   const knl = makeKernel(
     '{ [i, j, k]: 0 <= i < n and 0 <= j < n and 0 <= k < n }',
-    'c[i, j] = sum(k, a[i, k] * b[k, j])',
+    bTransposed ? 'c[i, j] = sum(k, a[i, k] * b[j, k])' : 'c[i, j] = sum(k, a[i, k] * b[k, j])',
     undefined,
     {
       name: 'sgemm_tf32',

@@ -18,15 +18,21 @@
  * ```
  */
 import {
+  addDependency,
+  addDtypes,
+  addPrefetch,
   asyncCopies,
   bulkCopies,
   doubleBuffer,
   fixParameters,
   joinInames,
+  makeKernel,
   prioritizeLoops,
   splitIname,
   swizzleArray,
   tagArrayAxes,
+  tagInames,
+  temporaryVariable,
   tensorize,
   type LoopKernel,
 } from '@loom/core';
@@ -45,6 +51,12 @@ export interface Tf32WgmmaConfig {
   readonly ahead?: number;
   /** a's panel filled by one request of the tensor memory accelerator a step (`bulkCopies`), else by `cp.async` copies. */
   readonly bulkCopies?: boolean;
+  /**
+   * b transposed first, by a kernel of its own (32 x 32 tiles through local memory, a global barrier
+   * after it), into a global temporary `b_lines` whose rows are lines along k: b's panel then comes as
+   * a's does, one request a step with `bulkCopies`, rather than a float at a time.
+   */
+  readonly transposeFirst?: boolean;
 }
 
 /** Two warpgroups a 128 x 128 block, four buffers: the first configuration measured. */
@@ -57,6 +69,9 @@ export const TF32_WGMMA_CONFIGS: readonly Tf32WgmmaConfig[] = [
   { warpgroups: 2, columns: 128, stages: 4, ahead: 2, bulkCopies: true },
   { warpgroups: 2, columns: 128, stages: 4 },
   { warpgroups: 1, columns: 128, stages: 4, bulkCopies: true },
+  // b transposed first by a kernel of its own: both panels one request a step
+  { warpgroups: 2, columns: 256, stages: 3, bulkCopies: true, transposeFirst: true },
+  { warpgroups: 2, columns: 256, stages: 4, ahead: 2, bulkCopies: true, transposeFirst: true },
 ];
 
 /** k staged a line of 32 floats (128 bytes) at a time. */
@@ -70,23 +85,36 @@ export interface Tf32WgmmaOptions {
   readonly transposeB?: boolean;
   /** Both panels swizzled (default); false leaves them in plain lines, which `tensorize` refuses for floats, saying why. */
   readonly swizzled?: boolean;
+  /**
+   * b is given transposed (`b[j, k]`, c = a·bᵀ): its rows are lines along k already, so its panel comes
+   * as a's does (16-byte copies, or one request a step with `bulkCopies`).
+   */
+  readonly bTransposed?: boolean;
 }
 
 /** TF32 SGEMM tiled for warpgroup instructions at size n (see the file's comment). */
 export function tf32WgmmaKernel(n: number, config: Tf32WgmmaConfig, options: Tf32WgmmaOptions = {}): LoopKernel {
-  const { lanes = 128, transposeB = true, swizzled = true } = options;
+  const { lanes = 128, transposeB = true, swizzled = true, bTransposed = false } = options;
   const { warpgroups, columns, stages } = config;
   const rows = 64 * warpgroups;
   if (n % rows || n % columns || n % TILE_K || columns % 8 || columns > 256)
     throw new Error(
       `tf32WgmmaKernel: n = ${n} must be a multiple of the ${rows}x${columns} block and of ${TILE_K}; columns a multiple of 8 up to 256`,
     );
-  let knl = warpgroupBlocks(fixParameters(plainSgemm(), { n }), warpgroups, columns, TILE_K, 8);
+  if (bTransposed && config.transposeFirst)
+    throw new Error('tf32WgmmaKernel: b given transposed needs no transposition first');
+  const lines = bTransposed || config.transposeFirst;
+  let knl = fixParameters(config.transposeFirst ? transposingSgemm() : plainSgemm(bTransposed), { n });
+  if (config.transposeFirst) knl = tiledTransposition(knl);
+  knl = warpgroupBlocks(knl, warpgroups, columns, TILE_K, 8, config.transposeFirst ? 'b_lines' : 'b');
   // a's rows 4 floats (16 bytes) a copy; b's elements one at a time (transposed, no copy spans 16 bytes)
   knl = stagedIn16Bytes(knl, 'a', rows * TILE_K, warpgroups, lanes, 'rows', 4);
-  knl = transposingCopies(knl, warpgroups, lanes);
-  // b's panel transposed: its lines (k) run along the instruction's k, as TF32's reads need
-  if (transposeB) knl = tagArrayAxes(knl, 'b_fetch', 'N0,N1');
+  if (lines) knl = stagedIn16Bytes(knl, 'b', columns * TILE_K, warpgroups, lanes, 'rows', 4);
+  else {
+    knl = transposingCopies(knl, warpgroups, lanes);
+    // b's panel transposed: its lines (k) run along the instruction's k, as TF32's reads need
+    if (transposeB) knl = tagArrayAxes(knl, 'b_fetch', 'N0,N1');
+  }
   if (swizzled) {
     knl = swizzleArray(knl, 'a_fetch', 128);
     knl = swizzleArray(knl, 'b_fetch', 128);
@@ -98,9 +126,51 @@ export function tf32WgmmaKernel(n: number, config: Tf32WgmmaConfig, options: Tf3
     });
     knl = prioritizeLoops(knl, 'k_outer_pair,k_outer_parity,k_step');
   } else knl = prioritizeLoops(knl, 'k_outer,k_step');
-  if (config.bulkCopies) knl = bulkCopies(knl, 'a_fetch');
-  knl = asyncCopies(knl, config.bulkCopies ? 'b_fetch' : ['a_fetch', 'b_fetch']);
-  return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes, precision: 'tf32' });
+  const bulk = config.bulkCopies ? (lines ? ['a_fetch', 'b_fetch'] : ['a_fetch']) : [];
+  if (bulk.length) knl = bulkCopies(knl, bulk);
+  const copied = ['a_fetch', 'b_fetch'].filter((f) => !bulk.includes(f));
+  if (copied.length) knl = asyncCopies(knl, copied);
+  knl = tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes, precision: 'tf32' });
+  // the sums' start (the reduction's new instruction, as loopy's, depends on nothing) belongs after the
+  // barrier too, in the product's kernel
+  return config.transposeFirst ? addDependency(knl, 'id:insn_init', 'id:b_transposed') : knl;
+}
+
+/**
+ * SGEMM in two steps: b transposed into a global temporary `b_lines` (b_lines[j, k] = b[k, j]), a
+ * global barrier, then `c[i, j] = sum(k, a[i, k] * b_lines[j, k])`: a kernel each.
+ */
+function transposingSgemm(): LoopKernel {
+  const knl = makeKernel(
+    ['{ [t0, t1]: 0 <= t0 < n and 0 <= t1 < n }', '{ [i, j, k]: 0 <= i < n and 0 <= j < n and 0 <= k < n }'],
+    [
+      'b_lines[t1, t0] = b[t0, t1]  {id=transpose_b}',
+      '... gbarrier  {id=b_transposed, dep=transpose_b}',
+      'c[i, j] = sum(k, a[i, k] * b_lines[j, k])  {dep=b_transposed}',
+    ].join('\n'),
+    [temporaryVariable('b_lines', { dtype: 'float32', shape: ['n', 'n'], addressSpace: 'global' }), '...'],
+    { name: 'sgemm_tf32' },
+  );
+  return addDtypes(knl, { a: 'float32', b: 'float32', c: 'float32' });
+}
+
+/**
+ * The transposition as @loom/computation's `transpose` cuts it: a work-group of 32 x 8 work-items a 32 x 32
+ * tile, read along b's rows into local memory (rows padded to 33 floats, so that a column's reads fall in
+ * 32 banks) and written along b_lines' rows, each work-item 4 elements of a column.
+ */
+function tiledTransposition(knl: LoopKernel): LoopKernel {
+  knl = splitIname(knl, 't0', 32, { outerTag: 'g.0', innerTag: 'l.0' });
+  knl = splitIname(knl, 't1', 32, { outerTag: 'g.1' });
+  knl = splitIname(knl, 't1_inner', 8, { outerTag: 'unr', innerTag: 'l.1' });
+  knl = addPrefetch(knl, 'b', ['t1_inner_outer', 't1_inner_inner', 't0_inner'], {
+    temporaryAddressSpace: 'local',
+    temporaryName: 'b_tile',
+    dimArgNames: ['b_tile_0', 'b_tile_1'],
+  });
+  knl = tagInames(knl, { b_tile_1: 'l.0' });
+  knl = splitIname(knl, 'b_tile_0', 8, { outerTag: 'unr', innerTag: 'l.1' });
+  return tagArrayAxes(knl, 'b_tile', 'stride:33,stride:1');
 }
 
 /**

@@ -85,21 +85,27 @@ for (const device of testDevices()) {
           { warpgroups: 1, columns: 32, stages: 2, bulkCopies: true },
           { warpgroups: 2, columns: 32, stages: 1, bulkCopies: true },
           { warpgroups: 1, columns: 8, stages: 3, ahead: 1 },
+          { warpgroups: 1, columns: 32, stages: 2, bulkCopies: true, transposeFirst: true },
         ]
       : TF32_WGMMA_CONFIGS;
-    for (const config of configs) {
-      const knl = tf32WgmmaKernel(n, config, emulated ? { lanes: 8 } : {});
-      const outcome = await runUnlessRefused(knl, device, { a, b }, HOPPER_ONLY);
-      if (!outcome) continue;
-      const c = outcome.c as Float32Array;
-      for (let i = 0; i < n; i++)
-        for (let j = 0; j < n; j++) {
-          let sum = 0;
-          for (let p = 0; p < n; p++) sum += a[i * n + p]! * b[p * n + j]!;
-          if (c[i * n + j] !== sum)
-            assert.unreachable(`${JSON.stringify(config)}: c[${i}, ${j}] = ${c[i * n + j]}, expected ${sum}`);
-        }
-    }
+    // b as given, and b given transposed (both panels then one request each a step where bulk copies are asked for)
+    const bT = Float32Array.from(b, (_, q) => b[(q % n) * n + Math.floor(q / n)]!);
+    for (const config of configs)
+      for (const bTransposed of config.transposeFirst ? [false] : [false, true]) {
+        const knl = tf32WgmmaKernel(n, config, { ...(emulated ? { lanes: 8 } : {}), bTransposed });
+        const outcome = await runUnlessRefused(knl, device, { a, b: bTransposed ? bT : b }, HOPPER_ONLY);
+        if (!outcome) continue;
+        const c = outcome.c as Float32Array;
+        for (let i = 0; i < n; i++)
+          for (let j = 0; j < n; j++) {
+            let sum = 0;
+            for (let p = 0; p < n; p++) sum += a[i * n + p]! * b[p * n + j]!;
+            if (c[i * n + j] !== sum)
+              assert.unreachable(
+                `${JSON.stringify(config)}${bTransposed ? ' from bT' : ''}: c[${i}, ${j}] = ${c[i * n + j]}, expected ${sum}`,
+              );
+          }
+      }
   });
 }
 

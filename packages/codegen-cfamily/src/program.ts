@@ -129,19 +129,19 @@ function printProgram(
       throw new LoomError(
         `'${f.name}' is called by another kernel and has bulk copies, whose barrier objects and tensor maps belong to the kernel that runs: fill the tile in the caller, or with asyncCopies`,
       );
+  // What a function's barriers wait for is what it and the device functions issue (a callee's barrier
+  // may be the one that a caller's copies wait at); a kernel of its own, with no copies or products
+  // (the other side of a global barrier), waits for none.
+  const callees = program.deviceFunctions ?? [];
+  const withCallees = (k: KernelFunction | DeviceFunction) => [k, ...callees.filter((f) => f !== k)];
   // element copies beside bulk ones are waited for and committed as the language does
-  const elementCopies = [...program.kernels, ...(program.deviceFunctions ?? [])].some((k) =>
-    statementsOfKind(k.body, 'assign').some((s) => s.async && !s.bulk),
-  );
-  const asyncTargets = new Set(
-    [...program.kernels, ...(program.deviceFunctions ?? [])].flatMap((k) => [...asyncCopyTargets(k.body)]),
-  );
+  const elementCopiesIn = (k: KernelFunction | DeviceFunction) =>
+    statementsOfKind(k.body, 'assign').some((s) => s.async && !s.bulk);
   // products that read core matrices read local memory past the ordinary stores' path: fenced at barriers
-  const coreFactors = [...program.kernels, ...(program.deviceFunctions ?? [])].some((k) =>
+  const coreFactorsIn = (k: KernelFunction | DeviceFunction) =>
     statementsOfKind(k.body, 'matrix').some(
       (s) => s.op.kind === 'multiply' && (s.op.a.cores !== undefined || s.op.a.swizzle !== undefined),
-    ),
-  );
+    );
   const printerOf = (k: KernelFunction | DeviceFunction) => {
     const printer = new CExpressionPrinter(dialect, (name) => k.types.get(name));
     printer.functions = program.functions ?? new Map();
@@ -155,11 +155,9 @@ function printProgram(
     if ('localSize' in k)
       printer.alignedArrays = new Set(k.params.filter((p) => p.kind === 'global').map((p) => p.name));
     printer.functionOwners = functionOwners;
-    // a barrier waits for asynchronous copies wherever the program issues any (a callee's barrier
-    // may be the one that a caller's copies wait at)
-    printer.asyncTargets = asyncTargets;
-    printer.elementCopies = elementCopies;
-    printer.coreFactors = coreFactors;
+    printer.asyncTargets = new Set(withCallees(k).flatMap((f) => [...asyncCopyTargets(f.body)]));
+    printer.elementCopies = withCallees(k).some(elementCopiesIn);
+    printer.coreFactors = withCallees(k).some(coreFactorsIn);
     return printer;
   };
   const gather = (printer: CExpressionPrinter, k: KernelFunction | DeviceFunction) => {
@@ -182,7 +180,7 @@ function printProgram(
     const printer = printerOf(k);
     // copies a callee issues would join the kernel's groups uncounted: then every barrier waits for all
     printer.asyncPlan = calleesCopy ? WAIT_FOR_ALL : asyncPlan(k.body, dialect.asyncCopy);
-    printer.productsPlan = coreFactors && dialect.matrix?.factorsFence ? productsInFlight(k.body) : undefined;
+    printer.productsPlan = printer.coreFactors && dialect.matrix?.factorsFence ? productsInFlight(k.body) : undefined;
     printer.bulkPlan = bulkPlan(k, dialect.bulkCopy, printer.asyncPlan);
     const { text, declaration, carvedBytes, carvedAlignment } = printKernel(k, printer);
     declarations.push(`${declaration};`);

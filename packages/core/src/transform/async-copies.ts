@@ -73,7 +73,8 @@ export function copyInstructions(knl: LoopKernel, temporaries: string | readonly
 
 /**
  * Why `insn` cannot be an asynchronous copy, or undefined when it can: it must assign one
- * element of a global argument, as it is, to one element of a local temporary.
+ * element of a global array (an argument or a global temporary), as it is, to one element of a local
+ * temporary.
  */
 export function asyncCopyProblem(knl: LoopKernel, insn: Instruction): string | undefined {
   if (insn.kind !== 'assign' || insn.assignees.length !== 1 || !insn.expression)
@@ -88,9 +89,13 @@ export function asyncCopyProblem(knl: LoopKernel, insn: Instruction): string | u
     return `writes '${target.array}', which is not a local temporary${temp?.addressSpace === 'auto' ? ' (its address space is not chosen yet: setTemporaryAddressSpace)' : ''}; an asynchronous copy fills local memory`;
   if (value.kind !== 'subscript' || value.field)
     return 'computes its value; an asynchronous copy moves an element of a global array as it is (a guard or a conversion is computation)';
-  const source = knl.arg(value.array);
-  if (!source || source.kind !== 'global')
-    return `reads '${value.array}', which is not a global argument; an asynchronous copy reads global memory`;
+  // a global argument, or a global temporary (another kernel of the program wrote it, before a global barrier)
+  const argument = knl.arg(value.array);
+  const globalTemporary = knl.temporaries.get(value.array);
+  const source =
+    argument?.kind === 'global' ? argument : globalTemporary?.addressSpace === 'global' ? globalTemporary : undefined;
+  if (!source)
+    return `reads '${value.array}', which is not a global argument or temporary; an asynchronous copy reads global memory`;
   if (source.dtype !== undefined && temp.dtype !== undefined && source.dtype !== temp.dtype)
     return `copies ${source.dtype} into ${temp.dtype}; an asynchronous copy moves bytes and converts nothing`;
   return undefined;
