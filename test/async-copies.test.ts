@@ -24,6 +24,7 @@ import {
   splitIname,
   tagInames,
   targetFacts,
+  temporaryVariable,
   type LoopKernel,
 } from '@loom/core';
 import { kernel } from '@loom/dsl';
@@ -222,6 +223,35 @@ for (const device of testDevices()) {
     ];
     for (const [what, knl, n, k] of cases) {
       await expectMatvec(device, what, knl, n, k);
+    }
+  });
+
+  test(`${device.name}: a tile copied asynchronously from a global temporary that a kernel before a global barrier wrote`, async () => {
+    let knl = makeKernel(
+      ['{ [t]: 0 <= t < n }', '{ [i, j]: 0 <= i < n and 0 <= j < n }'],
+      [
+        'twice[t] = 2*x[t]  {id=double}',
+        '... gbarrier  {id=written, dep=double}',
+        'y[i] = sum(j, m[i, j]*twice[j])  {dep=written}',
+      ].join('\n'),
+      [temporaryVariable('twice', { dtype: 'float32', shape: ['n'], addressSpace: 'global' }), '...'],
+    );
+    knl = splitIname(knl, 't', 32, { outerTag: 'g.0', innerTag: 'l.0' });
+    knl = splitIname(knl, 'i', 32, { outerTag: 'g.0', innerTag: 'l.0' });
+    knl = splitIname(knl, 'j', 32);
+    knl = addPrefetch(knl, 'twice', ['j_inner'], {
+      temporaryAddressSpace: 'local',
+      fetchOuterInames: ['i_outer', 'j_outer'],
+    });
+    knl = tagInames(knl, { twice_dim_0: 'l.0' });
+    knl = addDtypes(fixParameters(asyncCopies(knl, 'twice_fetch'), { n: 96 }), { m: 'float32', x: 'float32' });
+    const m = randomFloat32(96 * 96, 1);
+    const x = randomFloat32(96, 2);
+    const { y } = await run(knl, device, { m, x });
+    for (let i = 0; i < 96; i++) {
+      let sum = 0;
+      for (let j = 0; j < 96; j++) sum += m[i * 96 + j]! * 2 * x[j]!;
+      assert.ok(Math.abs((y as Float32Array)[i]! - sum) <= 1e-4 * (1 + Math.abs(sum)), `y[${i}]`);
     }
   });
 

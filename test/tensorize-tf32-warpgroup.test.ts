@@ -39,6 +39,24 @@ test('CUDA C: TF32 tiles of 64 x 128 x 8 from K-major swizzled panels, b copied 
   assert.not.match(code, 'loom_bulk_release');
 });
 
+test('CUDA C: b transposed first by a kernel of its own, then both panels one bulk request a step', () => {
+  const config = TF32_WGMMA_CONFIGS.find((c) => c.transposeFirst);
+  assert.ok(config);
+  const { code } = generateCode(tf32WgmmaKernel(4096, config), cudaTarget());
+  const [transposition, product] = code.split(/extern "C" __global__ /).slice(1);
+  // the transposition: 32 x 32 tiles through local memory with rows of 33 floats, and nothing to wait for
+  // at its barrier (no copies, no products in that kernel)
+  assert.match(transposition, 'sgemm_tf32(float const *__restrict__ b, float *__restrict__ b_lines)');
+  assert.match(transposition, '__shared__ float b_tile[1055];');
+  assert.not.match(transposition, 'loom_copy_async_wait');
+  assert.not.match(transposition, 'wgmma.wait_group');
+  // the product reads the global temporary through tensor maps: both panels requested, no element copies
+  assert.match(product, 'float const *__restrict__ b_lines, const __grid_constant__ loom_tensor_map loom_map_0');
+  assert.match(product, 'loom_bulk_copy_2d(&loom_map_0, b_fetch');
+  assert.match(product, 'loom_bulk_copy_2d(&loom_map_1, a_fetch');
+  assert.not.match(product, 'loom_copy_async_4');
+});
+
 test('refused before any code runs: a TF32 factor with its lines across k, float32 tiles not swizzled', () => {
   // b's panel as the prefetch leaves it (b_fetch[k][j]: lines of 32 floats along j)
   const narrow = { warpgroups: 2, columns: 32, stages: 2, bulkCopies: true };
