@@ -416,7 +416,13 @@ function parseAssignment(
   const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) =>
     parseTarget(piece, text, start + offset, structs),
   );
-  const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames, structs });
+  const expression = parseExpression(rhsText, {
+    source: text,
+    offset: start + eq + 1,
+    inames,
+    structs,
+    atomicFetch: true,
+  });
   if (attrs.memKind !== undefined)
     throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
   if (attrs.atomic)
