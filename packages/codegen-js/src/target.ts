@@ -234,6 +234,10 @@ class KernelPrinter {
         throw new LoomError(
           `instruction '${s.insnId}' is C code (cInstruction), which the JavaScript target cannot run; the C-family targets (OpenCL, CUDA, C) can`,
         );
+      case 'fence':
+        // work-groups run one after another on one thread: every write is seen in order already
+        this.line(`// ... gfence (${s.insnId}): nothing to order on one thread`);
+        return;
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;

@@ -305,6 +305,11 @@ class KernelPrinter {
         throw new LoomError(
           `instruction '${s.insnId}' is a tensor tile (tensorize), but Loom's WGSL target has no matrix instructions${matrixDTypes(s.op).includes('bfloat16') ? ' (nor a bfloat16 type: its tiles could not be bfloat16)' : ''}`,
         );
+      case 'fence':
+        // refused before code generation (the target states no globalFences); kept as a last guard
+        throw new LoomError(
+          `instruction '${s.insnId}' fences global memory device-wide (... gfence), which WGSL cannot: it orders memory only within a work-group`,
+        );
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
         throw new LoomError(
