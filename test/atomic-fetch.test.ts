@@ -237,6 +237,18 @@ test('a fetch of a dtype the target has no fetches of, or a compare-exchange of 
   );
 });
 
+test('the targets state what they fetch', () => {
+  const dtypes = (t: Parameters<typeof targetFacts>[0]) => {
+    const fetches = targetFacts(t).atomicFetches;
+    return 'dtypes' in fetches ? [...fetches.dtypes] : fetches.refused;
+  };
+  assert.equal(dtypes(openclTarget()), ['int32', 'uint32', 'float32', 'float64']);
+  assert.equal(dtypes(cudaTarget()), ['int32', 'uint32', 'float32', 'float64']);
+  assert.equal(dtypes(cTarget()), ['int32', 'uint32', 'int64', 'uint64', 'float32', 'float64']);
+  assert.equal(dtypes(jsTarget()), ['int32', 'uint32', 'int64', 'uint64', 'float32', 'float64']);
+  assert.equal(dtypes(wgslTarget()), ['int32', 'uint32']);
+});
+
 test('a target without atomic fetches refuses one with its reason', () => {
   const bare = { name: 'bare', generate: jsTarget().generate };
   assert.match(

@@ -391,8 +391,8 @@ function lastGroupPass(
     groups * w * perItem === length ? input.at('row', k) : `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`;
   // the values work-item l combines in the last work-group: the row's l, l + W, ...
   const rounds = Math.ceil(groups / w);
-  const value =
-    groups === rounds * w ? 'partial[row, q * W + l]' : `if(q * W + l < ${groups}, partial[row, q * W + l], ${empty})`;
+  const partial = `partial[row, q * ${w} + l]`;
+  const value = groups === rounds * w ? partial : `if(q * ${w} + l < ${groups}, ${partial}, ${empty})`;
   const sum = p.operation === 'a + b' && p.empty === 0;
   // a work-group's W values into one, in local memory: core's sum(l, ...) for a sum (by
   // subgroups where the device has them), else the tree the tree pass makes
@@ -429,7 +429,7 @@ function lastGroupPass(
     'if last[0] == 1',
     `  <${dtype}> total = ${empty} {id=init_last, dep=last, inames=row:g:l}`,
     // the tickets order these reads after the other work-groups' stores: no barrier between them
-    `  total = ${combine(p, 'total', value.replaceAll('W', String(w)))} {id=gather_last, dep=init_last:acquire, inames=row:g:l:q, nosync=store@global}`,
+    `  total = ${combine(p, 'total', value)} {id=gather_last, dep=init_last:acquire, inames=row:g:l:q, nosync=store@global}`,
     ...theirs.lines,
     ...(sum
       ? [`  ${output.at('row', '0')} = sum(l, total) {id=result, dep=gather_last, inames=row:g}`]

@@ -42,8 +42,19 @@ export const ATOMIC_FUNCTIONS = Object.freeze({
 /** The name of an atomic fetch. */
 export type AtomicFunctionName = keyof typeof ATOMIC_FUNCTIONS;
 
-/** Whether `name` is an atomic fetch. */
+/**
+ * Whether `name` is an atomic fetch.
+ * ```ts
+ * isAtomicFunction('atomicAdd');   // true
+ * isAtomicFunction('subgroupAdd'); // false
+ * ```
+ */
 export const isAtomicFunction = (name: string): name is AtomicFunctionName => Object.hasOwn(ATOMIC_FUNCTIONS, name);
 
-/** The entry of an atomic fetch. */
+/**
+ * The entry of an atomic fetch: its arity and the operation it makes on the element.
+ * ```ts
+ * atomicFunction('atomicCompareExchange'); // { arity: 3, op: 'compare-exchange' }
+ * ```
+ */
 export const atomicFunction = (name: AtomicFunctionName): AtomicFunction => ATOMIC_FUNCTIONS[name];
