@@ -130,12 +130,15 @@ function blocksFlag(name: string): { suffix: string; options: { workGroupSize: n
 }
 
 /**
- * The sum of every element, with reduce's default cut; `--reduce-blocks=512x64,256x128` adds
- * it with these work-group sizes x elements per work-item (`reduce all (512x64)`, ...).
+ * The sum of every element, with reduce's default cut (its work-groups' sums combined by the last
+ * of them where the device can), and with them combined by a next pass, a launch of its own
+ * (`reduce all (next-pass)`, the form the devices without fences take); `--reduce-blocks=512x64,256x128`
+ * adds it with these work-group sizes x elements per work-item (`reduce all (512x64)`, ...).
  */
 function reduceAllCases(): Case[] {
   const variants: { suffix: string; options: ReduceOptions }[] = [
     { suffix: '', options: {} },
+    { suffix: ' (next-pass)', options: { combine: 'next-pass' } },
     ...blocksFlag('reduce-blocks'),
   ];
   return variants.map(({ suffix, options: cut }) => ({

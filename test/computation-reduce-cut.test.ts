@@ -40,8 +40,10 @@ for (const [k, { length, cut, why }] of CUTS.entries()) {
   });
 }
 
-test('a sum of 2^26 for a GPU: 1024 work-groups of 1024 unguarded, then one tree of 256', () => {
-  const comp = reduce({ dtype: 'float32', shape: [2 ** 26] }, predicateSum('float32'));
+test('a sum of 2^26 for a GPU, combined by a next pass: 1024 work-groups of 1024 unguarded, then one tree of 256', () => {
+  const comp = reduce({ dtype: 'float32', shape: [2 ** 26] }, predicateSum('float32'), undefined, {
+    combine: 'next-pass',
+  });
   const codes = flatten(comp, H200_OPENCL).map((c) => generateCode(finishCall(c, 'test').kernel, openclTarget()).code);
   assert.is(codes.length, 2);
   assert.match(codes[0], 'reqd_work_group_size(1024, 1, 1)');

@@ -60,6 +60,8 @@ const OLDER: readonly Feature[] = [
   'pipelineStages',
   'swizzledTemporaries',
   'asyncTiles',
+  'atomicFetches',
+  'globalFences',
   ...LAYOUTS,
 ];
 
@@ -82,6 +84,8 @@ const BEFORE_LATER_STEPS: readonly Feature[] = [
   'pipelineStages',
   'swizzledTemporaries',
   'asyncTiles',
+  'atomicFetches',
+  'globalFences',
 ];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
@@ -101,6 +105,8 @@ const ISSUE_24: readonly Feature[] = [
   'pipelineStages',
   'swizzledTemporaries',
   'asyncTiles',
+  'atomicFetches',
+  'globalFences',
   ...LAYOUTS,
 ];
 
@@ -281,6 +287,8 @@ const AROUND_DOUBLE_BUFFERS: readonly Feature[] = [
   'pipelineStages',
   'swizzledTemporaries',
   'asyncTiles',
+  'atomicFetches',
+  'globalFences',
 ];
 
 test('every device: local tiles double-buffered over a loop under random chains agree with the untransformed kernel', async () => {
@@ -420,6 +428,41 @@ test("every device: issue 27's atomic stores and loads (atomic=init, forAtomic c
         results.some((r) => form.test(r.kcase.instructions) && agreedOn(r, device.name)),
         `${device.name}: no ${name} case of the atomics compared (seeds ${seeds})`,
       );
+});
+
+test("every device: issue 30's atomic fetches (tickets, claimed slots), with fences where the device has them, agree with the untransformed kernel", async () => {
+  // the first seeds from 30000 whose case (as each device gets it) is of each form; the fenced
+  // ones as the devices that fence get them (WebGPU gets the same seeds without the fence)
+  const features = (d: Device) => new FeatureSet(EXCLUDED).without(limitsOf(d));
+  const forms = { tickets: /atomic(Add|Sub)\(counter\[0\]/, claims: /atomicCompareExchange\(slots/, fenced: /gfence/ };
+  const fencing = testDevices().filter((d) => !limitsOf(d).includes('globalFences'));
+  const pick = (form: RegExp, count: number) => {
+    const seeds: number[] = [];
+    for (let seed = 30_000; seeds.length < count && seed < 40_000; seed++) {
+      const own = fencing.map((d) => planCase(seed, features(d)));
+      if (own.every((p) => p?.kcase.shape === 'atomicFetches' && form.test(p.kcase.instructions))) seeds.push(seed);
+    }
+    return seeds;
+  };
+  const seeds = [...new Set([...pick(forms.tickets, 2), ...pick(forms.claims, 2), ...pick(forms.fenced, 2)])];
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  for (const device of testDevices())
+    for (const [name, form] of Object.entries(forms)) {
+      if (name === 'fenced' && !fencing.includes(device)) continue;
+      assert.ok(
+        results.some((r) => form.test(r.kcase.instructions) && agreedOn(r, device.name)),
+        `${device.name}: no ${name} case of the atomic fetches compared (seeds ${seeds})`,
+      );
+    }
+  // a device without fences got the fenced seeds' cases without their fence, and compared them
+  for (const device of testDevices().filter((d) => !fencing.includes(d)))
+    assert.ok(
+      results.some(
+        (r) =>
+          r.kcase.shape === 'atomicFetches' && !forms.fenced.test(r.kcase.instructions) && agreedOn(r, device.name),
+      ),
+      `${device.name}: no atomic fetch compared without a fence`,
+    );
 });
 
 test('the same seed gives the same kernel, inputs and chain', async () => {

@@ -71,6 +71,7 @@ test('the passes run from one named list, in this order', () => {
       'checkTypedKernel',
       'checkComplexTypes',
       'checkCInstructions',
+      'checkGlobalFences',
       'lowerComplex',
       'realizeReductions',
       'separateArrays',

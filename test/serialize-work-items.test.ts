@@ -62,6 +62,8 @@ function show(s: Stmt, depth = 0): string[] {
       return [`${pad}${s.addressSpace} ${s.name}${s.length === undefined ? '' : `[${s.length}]`}`];
     case 'barrier':
       return [`${pad}barrier`];
+    case 'fence':
+      return [`${pad}fence`];
     case 'comment':
       return [`${pad}// ${s.text}`];
     case 'device-call':

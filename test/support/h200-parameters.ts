@@ -16,10 +16,18 @@ export const H200_OPENCL: DeviceParameters = {
   preferVectorStatements: false,
   asyncCopies: false,
   unrollsConstantLoops: true,
+  atomicFetches: { dtypes: ['int32', 'uint32', 'float32', 'float64'] },
+  globalFences: true,
 };
 
 /** The H200 through Dawn, as a plan sees it: WGSL, whose compilers keep constant loops. */
-export const H200_WGSL: DeviceParameters = { ...H200_OPENCL, target: 'wgsl', unrollsConstantLoops: false };
+export const H200_WGSL: DeviceParameters = {
+  ...H200_OPENCL,
+  target: 'wgsl',
+  unrollsConstantLoops: false,
+  atomicFetches: { dtypes: ['int32', 'uint32'] },
+  globalFences: { refused: 'WGSL orders memory only within a work-group' },
+};
 
 /** The WGSL target as Dawn's adapter on the H200 states it: subgroups of 32, 1024 work-items, 48 KiB. */
 export function h200WgslTarget(): ReturnType<typeof wgslTarget> {

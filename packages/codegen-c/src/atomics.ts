@@ -11,7 +11,7 @@
  * indivisible, and the launch's end (OpenMP's join) orders everything before the host reads.
  */
 import { LoomError, type DType } from '@loom/core';
-import type { AtomicUpdate, CExpressionPrinter } from '@loom/codegen-cfamily';
+import type { AtomicFetchOp, AtomicUpdate, CExpressionPrinter } from '@loom/codegen-cfamily';
 import { cType } from './c-types.ts';
 
 /** The dtypes the C target updates atomically (its `atomicDTypes`). */
@@ -31,33 +31,88 @@ export function cAtomic(
   return `${compareAndSwap(op, dtype, printer)}(${address}, ${v});`;
 }
 
-/** The compare-and-swap helper of update `op` on `dtype`, recorded on the printer. */
-function compareAndSwap(op: AtomicUpdate['op'], dtype: DType, printer: CExpressionPrinter): string {
-  const name = `loom_atomic_${op}_${dtype}`;
+/**
+ * The compare-and-swap helper of `op` on `dtype`, recorded on the printer: a statement for an
+ * update, or (`returnsOld`, a fetch) an expression of the value it replaced.
+ */
+function compareAndSwap(
+  op: AtomicUpdate['op'] | 'sub',
+  dtype: DType,
+  printer: CExpressionPrinter,
+  returnsOld = false,
+): string {
+  const name = `loom_atomic_${returnsOld ? 'fetch_' : ''}${op}_${dtype}`;
   const t = cType(dtype);
   const float = dtype.startsWith('float');
   // floats: NaN-propagating min/max (the printer's helpers), as everywhere; integers compare plainly
   const combine =
-    op === 'add'
-      ? 'seen + operand'
+    op === 'add' || op === 'sub'
+      ? `seen ${op === 'add' ? '+' : '-'} operand`
       : float
         ? `${printer.helperFunction(op === 'min' ? 'minimum' : 'maximum', dtype)}(seen, operand)`
         : `operand ${op === 'min' ? '<' : '>'} seen ? operand : seen`;
+  const why = op === 'add' || op === 'sub' ? `__atomic_fetch_${op} takes integers only` : `C has no atomic ${op}`;
   printer.helpers.set(
     name,
     [
-      `static inline void ${name}(${t} *target, ${t} operand)`,
+      `static inline ${returnsOld ? t : 'void'} ${name}(${t} *target, ${t} operand)`,
       '{',
-      `  // compare-and-swap: ${op === 'add' ? '__atomic_fetch_add takes integers only' : `C has no atomic ${op}`}; a failed exchange reloads \`seen\``,
+      `  // compare-and-swap: ${why}; a failed exchange reloads \`seen\``,
       `  ${t} seen, next;`,
       '  __atomic_load(target, &seen, __ATOMIC_RELAXED);',
       '  do',
       `    next = ${combine};`,
       '  while (!__atomic_compare_exchange(target, &seen, &next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));',
+      ...(returnsOld ? ['  return seen;'] : []),
       '}',
     ].join('\n'),
   );
   return name;
+}
+
+/**
+ * An atomic fetch as an expression of the element's old value (`CDialect.atomicFetch`): integers
+ * add, subtract and exchange with the `__atomic` builtins that return it; everything else is a
+ * helper around a compare-and-swap (which leaves the value it found in its `expected`). Relaxed,
+ * as the GPUs' atomics are: ordering a fetch against other memory is a fence's work (`... gfence`).
+ */
+export function cAtomicFetch(
+  op: AtomicFetchOp,
+  dtype: DType,
+  address: string,
+  operands: readonly string[],
+  printer: CExpressionPrinter,
+): string {
+  checkAtomicDType('fetches', dtype, undefined);
+  const [v] = operands;
+  const integer = !dtype.startsWith('float');
+  if (integer && (op === 'add' || op === 'sub')) return `__atomic_fetch_${op}(${address}, ${v}, __ATOMIC_RELAXED)`;
+  if (integer && op === 'exchange') return `__atomic_exchange_n(${address}, ${v}, __ATOMIC_RELAXED)`;
+  if (op === 'add' || op === 'sub' || op === 'min' || op === 'max')
+    return `${compareAndSwap(op, dtype, printer, true)}(${address}, ${v})`;
+  const t = cType(dtype);
+  const name = `loom_atomic_${op === 'exchange' ? 'exchange' : 'compare_exchange'}_${dtype}`;
+  const lines =
+    op === 'exchange'
+      ? [
+          `static inline ${t} ${name}(${t} *target, ${t} value)`,
+          '{',
+          '  // __atomic_exchange_n takes integers only: the generic form exchanges a float through memory',
+          `  ${t} old;`,
+          '  __atomic_exchange(target, &value, &old, __ATOMIC_RELAXED);',
+          '  return old;',
+          '}',
+        ]
+      : [
+          `static inline ${t} ${name}(${t} *target, ${t} expected, ${t} desired)`,
+          '{',
+          '  // a failed exchange leaves the value it found in `expected`; a successful one found `expected`',
+          '  __atomic_compare_exchange_n(target, &expected, desired, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);',
+          '  return expected;',
+          '}',
+        ];
+  printer.helpers.set(name, lines.join('\n'));
+  return `${name}(${address}, ${operands.join(', ')})`;
 }
 
 /** The statement storing `v` atomically at `address` (`CDialect.atomicStore`). */

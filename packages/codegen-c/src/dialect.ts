@@ -10,7 +10,7 @@
  */
 import { InternalError } from '@loom/core';
 import type { CDialect, VectorSpelling } from '@loom/codegen-cfamily';
-import { cAtomic, cAtomicLoad, cAtomicStore } from './atomics.ts';
+import { cAtomic, cAtomicFetch, cAtomicLoad, cAtomicStore } from './atomics.ts';
 import { cFloatToInteger, cLiteral, cType } from './c-types.ts';
 import { cBfloat16Storage } from './bfloat16-storage.ts';
 import { cHalfStorage } from './half-storage.ts';
@@ -90,6 +90,9 @@ export const cDialect: CDialect = {
   atomicLoad: cAtomicLoad,
   // the __atomic builtins take plain pointers
   atomicQualifier: '',
+  atomicFetch: cAtomicFetch,
+  // the work-groups run in parallel (OpenMP): the thread's accesses in order, as the others see them
+  globalFence: '__atomic_thread_fence(__ATOMIC_SEQ_CST);',
   // GCC and Clang unroll min/max accumulations correctly (the pragma is for NVIDIA's compilers)
   keepRolled: undefined,
   // gcc runs with -fwrapv (runtime/compiler.ts): a wrapping int32 sum hides the loop's step from its vectorizer

@@ -82,6 +82,8 @@ export function cTarget(options: CTargetOptions = {}): Target<CExtra> {
     // C99 variable-length arrays: a work-item's, and a work-group's on the thread that runs it
     runtimeSizedArrays: ['private', 'local'],
     atomicDTypes: C_ATOMIC_DTYPES,
+    atomicFetches: { dtypes: C_ATOMIC_DTYPES },
+    globalFences: true,
     // float16 and bfloat16 computed in float: their temporaries are floats (half-storage.ts)
     heldInFloat: ['float16', 'bfloat16'],
     generate: spellC,

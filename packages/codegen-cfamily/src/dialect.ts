@@ -11,8 +11,11 @@
  * `cDialect` in @loom/codegen-c.
  * (loopy's `CFamilyASTBuilder` subclasses and Halide's `CodeGen_GPU_C` are the same idea.)
  */
-import type { DType, FunctionDialect, KernelFunction, KernelParam } from '@loom/core';
+import type { AtomicFunction, DType, FunctionDialect, KernelFunction, KernelParam } from '@loom/core';
 import type { AtomicUpdate } from './atomics.ts';
+
+/** What an atomic fetch does to its element (core's `AtomicFunction.op`). */
+export type AtomicFetchOp = AtomicFunction['op'];
 import type { CExpressionPrinter } from './expressions.ts';
 import type { SubgroupSpelling } from './subgroups.ts';
 import type { MatrixSpelling } from './matrix.ts';
@@ -203,6 +206,26 @@ export interface CDialect {
   atomicLoad?(dtype: DType, address: string, printer: CExpressionPrinter, space: CAddressSpace): string;
   /** What precedes the type of a variable accessed atomically (`forAtomic`), with its trailing space: `volatile `, or ''. */
   readonly atomicQualifier: string;
+  /**
+   * An atomic fetch (`atomicAdd(counter[0], 1)`, core's atomic-functions.ts) as an expression
+   * whose value is the element's old value: the operation `op` at `address` (`&counter[0]`) in
+   * memory `space`, its operands printed in `dtype` (compare-exchange: the expected value, then
+   * the desired one). Absent where the target states no `atomicFetches` (core refuses them first).
+   */
+  atomicFetch?(
+    op: AtomicFetchOp,
+    dtype: DType,
+    address: string,
+    operands: readonly string[],
+    printer: CExpressionPrinter,
+    space: CAddressSpace,
+  ): string;
+  /**
+   * The statement of a device-wide memory fence (`... gfence`: CUDA's `__threadfence()`), which
+   * orders the work-item's global memory accesses before it against those after it, as every
+   * work-group sees them. Absent where the target states no `globalFences` (core refuses them first).
+   */
+  readonly globalFence?: string;
 
   // --- loops ---
   /**

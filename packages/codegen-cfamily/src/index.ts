@@ -7,6 +7,7 @@
  * @module @loom/codegen-cfamily
  */
 export type {
+  AtomicFetchOp,
   CAddressSpace,
   CDialect,
   HalfStorageSpelling,

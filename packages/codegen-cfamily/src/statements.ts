@@ -239,6 +239,12 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
         `${pad}${release ?? dialect.barrier(s.scope, comment)}`,
       ];
     }
+    case 'fence': {
+      // refused before code generation where the target states no globalFences; kept as a last guard
+      if (dialect.globalFence === undefined)
+        throw new InternalError(`instruction '${s.insnId}' fences global memory, which ${dialect.language} cannot`);
+      return [`${pad}${dialect.globalFence}`];
+    }
     case 'comment':
       return [`${pad}/* ${commentText(s.text)} */`];
     case 'device-call':

@@ -7,8 +7,8 @@
  * no float atomicMin), with NaN propagating as Loom's min/max do everywhere. The dtypes are
  * OpenCL's: a Loom kernel's atomics work on the same dtypes on every GPU target.
  */
-import { LoomError, type DType } from '@loom/core';
-import type { AtomicUpdate, CExpressionPrinter } from '@loom/codegen-cfamily';
+import { InternalError, LoomError, type DType } from '@loom/core';
+import type { AtomicFetchOp, AtomicUpdate, CExpressionPrinter } from '@loom/codegen-cfamily';
 
 /** The statement of an atomic update of `dtype` at `address` (`CDialect.atomic`). */
 export function cudaAtomic(
@@ -29,9 +29,17 @@ export function cudaAtomic(
   );
 }
 
-/** The compare-and-swap helper for an atomic float minimum or maximum, recorded on the printer. */
-function floatMinMax(op: 'min' | 'max', dtype: 'float32' | 'float64', printer: CExpressionPrinter): string {
-  const name = `loom_atomic_${op}_${dtype}`;
+/**
+ * The compare-and-swap helper for an atomic float minimum or maximum, recorded on the printer: a
+ * statement for an update, or (`returnsOld`, a fetch) an expression of the value it replaced.
+ */
+function floatMinMax(
+  op: 'min' | 'max',
+  dtype: 'float32' | 'float64',
+  printer: CExpressionPrinter,
+  returnsOld = false,
+): string {
+  const name = `loom_atomic_${returnsOld ? 'fetch_' : ''}${op}_${dtype}`;
   const combine = printer.helperFunction(op === 'min' ? 'minimum' : 'maximum', dtype);
   const [t, bits] = dtype === 'float32' ? ['float', 'unsigned int'] : ['double', 'unsigned long long'];
   const [toBits, fromBits] =
@@ -41,7 +49,7 @@ function floatMinMax(op: 'min' | 'max', dtype: 'float32' | 'float64', printer: C
   printer.helpers.set(
     name,
     [
-      `inline __device__ void ${name}(${t} *target, ${t} operand)`,
+      `inline __device__ ${returnsOld ? t : 'void'} ${name}(${t} *target, ${t} operand)`,
       '{',
       `  // compare-and-swap on the bits: CUDA has no float atomic${op === 'min' ? 'Min' : 'Max'}`,
       `  ${bits} *address = (${bits} *) target;`,
@@ -52,10 +60,44 @@ function floatMinMax(op: 'min' | 'max', dtype: 'float32' | 'float64', printer: C
       `    prev = atomicCAS(address, seen, ${toBits}(${combine}(${fromBits}(seen), operand)));`,
       '  }',
       '  while (prev != seen);',
+      ...(returnsOld ? [`  return ${fromBits}(prev);`] : []),
       '}',
     ].join('\n'),
   );
   return name;
+}
+
+/**
+ * An atomic fetch as an expression of the element's old value (`CDialect.atomicFetch`): CUDA's
+ * atomics return it. int32 and uint32 have every operation built in (`atomicCAS` for
+ * compare-exchange, which core allows on integers only); floats add with `atomicAdd` (a
+ * subtraction adds the negated operand, which IEEE arithmetic makes the same), exchange with
+ * `atomicExch` (float64's bits as an unsigned long long), and take their minimum and maximum by a
+ * compare-and-swap loop.
+ */
+export function cudaAtomicFetch(
+  op: AtomicFetchOp,
+  dtype: DType,
+  address: string,
+  operands: readonly string[],
+  printer: CExpressionPrinter,
+): string {
+  const [v] = operands;
+  if (dtype === 'int32' || dtype === 'uint32') {
+    if (op === 'compare-exchange') return `atomicCAS(${address}, ${operands[0]}, ${operands[1]})`;
+    const builtin = { add: 'atomicAdd', sub: 'atomicSub', min: 'atomicMin', max: 'atomicMax', exchange: 'atomicExch' }[
+      op
+    ];
+    return `${builtin}(${address}, ${v})`;
+  }
+  if ((dtype === 'float32' || dtype === 'float64') && op !== 'compare-exchange') {
+    if (op === 'add') return `atomicAdd(${address}, ${v})`;
+    if (op === 'sub') return `atomicAdd(${address}, -(${v}))`;
+    if (op === 'min' || op === 'max') return `${floatMinMax(op, dtype, printer, true)}(${address}, ${v})`;
+    if (dtype === 'float32') return `atomicExch(${address}, ${v})`;
+    return `__longlong_as_double((long long) atomicExch((unsigned long long *) ${address}, (unsigned long long) __double_as_longlong(${v})))`;
+  }
+  throw new InternalError(`an atomic ${op} fetch of ${dtype} reached the CUDA printer`);
 }
 
 /** The statement storing `v` atomically at `address` (`CDialect.atomicStore`). */

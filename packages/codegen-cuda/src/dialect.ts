@@ -18,7 +18,7 @@ import {
   type VectorSpelling,
 } from '@loom/codegen-cfamily';
 import { DYNAMIC_SHARED_ALIGNMENT, STATIC_SHARED_BYTES } from './shared-memory.ts';
-import { cudaAtomic, cudaAtomicLoad, cudaAtomicStore } from './atomics.ts';
+import { cudaAtomic, cudaAtomicFetch, cudaAtomicLoad, cudaAtomicStore } from './atomics.ts';
 import { cudaFloatToInteger, cudaLiteral, cudaType } from './c-types.ts';
 import { cudaBfloat16Storage } from './bfloat16-storage.ts';
 import { cudaHalfStorage } from './half-storage.ts';
@@ -126,6 +126,9 @@ export const cudaDialect: CDialect = {
   atomicLoad: cudaAtomicLoad,
   // atomicAdd and atomicExch take plain pointers: loads are volatile where they are read
   atomicQualifier: '',
+  atomicFetch: cudaAtomicFetch,
+  // membar.gl: the thread's memory accesses in order, as every block of the grid sees them
+  globalFence: '__threadfence();',
   keepRolled: KEEP_ROLLED,
   prelude: cudaPrelude,
 };

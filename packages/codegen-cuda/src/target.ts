@@ -99,6 +99,9 @@ export function cudaTarget(): Target<CudaExtra> {
     runtimeSizedArrays: ['local'],
     localArraysAsArguments: true,
     atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
+    // CUDA's atomics return the old value (atomics.ts)
+    atomicFetches: { dtypes: ['int32', 'uint32', 'float32', 'float64'] },
+    globalFences: true,
     // float16 and bfloat16 computed in float: their temporaries are floats (half-storage.ts)
     heldInFloat: ['float16', 'bfloat16'],
     // loopy's CUDA target refuses ImageArg too ("not yet: texture arguments in CUDA")

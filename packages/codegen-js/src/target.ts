@@ -17,6 +17,7 @@ import {
   initializerLiteral,
   commentText,
   hostArrayConstructor,
+  isAtomicFunction,
   InternalError,
   unreachable,
   LoomError,
@@ -39,6 +40,7 @@ import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
 import { jsName, WORK_ITEM_PARAMS } from './names.ts';
 import { isBigIntType, isSmallIntType, operand, Prec } from './values.ts';
 import { printMatrixLoops } from './matrix.ts';
+import { atomicFetchLines, JS_ATOMIC_FETCH_DTYPES } from './atomic-fetches.ts';
 
 /**
  * What the launcher must know about each kernel function beyond the code: its layout
@@ -69,6 +71,10 @@ export function jsTarget(): Target<JsExtra> {
     prints: true,
     // an update needs nothing atomic: work-items never interleave between barriers here
     atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
+    // a fetch is its plain steps, which no other work-item comes between (atomic-fetches.ts)
+    atomicFetches: { dtypes: JS_ATOMIC_FETCH_DTYPES },
+    // work-groups run one after another: everything one wrote is there for the next
+    globalFences: true,
     // a function takes the work-item ids it reads; a barrier would make it a generator of its own
     deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false, privateArrays: true },
     // tensor tiles written out as loops (matrix.ts): every work-item computes its subgroup's (or
@@ -228,6 +234,10 @@ class KernelPrinter {
         throw new LoomError(
           `instruction '${s.insnId}' is C code (cInstruction), which the JavaScript target cannot run; the C-family targets (OpenCL, CUDA, C) can`,
         );
+      case 'fence':
+        // work-groups run one after another on one thread: every write is seen in order already
+        this.line(`// ... gfence (${s.insnId}): nothing to order on one thread`);
+        return;
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
@@ -259,6 +269,11 @@ class KernelPrinter {
   }
 
   private assignment(s: Extract<Stmt, { kind: 'assign' }>): void {
+    if (s.value.kind === 'call' && isAtomicFunction(s.value.fn)) {
+      this.line(`// ${commentText(`${printExpr(s.target)} = ${printExpr(s.value)}`)}`);
+      for (const l of atomicFetchLines(s.target, s.value, this.kernel, this.exprs)) this.line(l);
+      return;
+    }
     // atomic updates need nothing: work-items never interleave between barriers here
     const note = s.atomic ? ' // atomic' : '';
     const target = s.target;

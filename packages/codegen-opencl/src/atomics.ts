@@ -7,10 +7,12 @@
  *  - loads: a variable accessed atomically (`forAtomic`) is declared `volatile`, as loopy's
  *    "cl1" atomics declare it, so each read of it is a load from memory (the dialect's
  *    `atomicQualifier`): an aligned 32- or 64-bit load is never torn.
+ *  - fetches (`old = atomicAdd(counter[0], 1)`): the same built-ins, which return the old value,
+ *    and compare-and-swap loops that return the value they replaced (`openclAtomicFetch`).
  * Each works in global and local memory alike; the helpers are made per address space.
  */
-import { LoomError, type DType } from '@loom/core';
-import type { AtomicUpdate, CAddressSpace, CExpressionPrinter } from '@loom/codegen-cfamily';
+import { InternalError, LoomError, type DType } from '@loom/core';
+import type { AtomicFetchOp, AtomicUpdate, CAddressSpace, CExpressionPrinter } from '@loom/codegen-cfamily';
 import { clType } from './c-types.ts';
 
 /** The dtypes OpenCL accesses atomically (its `atomicDTypes`). */
@@ -55,28 +57,33 @@ function unsupported(what: string, dtype: DType, insnId: string): LoomError {
   );
 }
 
+/**
+ * The compare-and-swap helper that applies `op` to a float at an address of `space`: a statement
+ * (`void`) for an update, or, for a fetch (`returnsOld`), an expression of the value it replaced.
+ */
 function floatHelper(
-  op: AtomicUpdate['op'],
+  op: AtomicUpdate['op'] | 'sub',
   dtype: 'float32' | 'float64',
   printer: CExpressionPrinter,
   space: CAddressSpace,
+  returnsOld = false,
 ): string {
   // a pointer's address space is part of its type in OpenCL 1.2: one helper per space
   const local = space === 'local';
-  const name = `loom_atomic_${op}_${dtype}${local ? '_local' : ''}`;
+  const name = `loom_atomic_${returnsOld ? 'fetch_' : ''}${op}_${dtype}${local ? '_local' : ''}`;
   const qualifier = local ? '__local' : '__global';
   const t = clType(dtype);
   const bits = dtype === 'float32' ? 'unsigned int' : 'unsigned long';
   const cas = dtype === 'float32' ? 'atomic_cmpxchg' : 'atom_cmpxchg';
   // min and max as everywhere else: NaN propagates (torch.minimum/maximum), where C's fmin/fmax would drop it
   const combine =
-    op === 'add'
-      ? 'prev.value + operand'
+    op === 'add' || op === 'sub'
+      ? `prev.value ${op === 'add' ? '+' : '-'} operand`
       : `${printer.helperFunction(op === 'min' ? 'minimum' : 'maximum', dtype)}(prev.value, operand)`;
   printer.helpers.set(
     name,
     [
-      `inline void ${name}(volatile ${qualifier} ${t} *target, ${t} operand)`,
+      `inline ${returnsOld ? t : 'void'} ${name}(volatile ${qualifier} ${t} *target, ${t} operand)`,
       '{',
       `  union { ${bits} bits; ${t} value; } prev, next;`,
       '  do',
@@ -85,9 +92,41 @@ function floatHelper(
       `    next.value = ${combine};`,
       '  }',
       `  while (${cas}((volatile ${qualifier} ${bits} *) target, prev.bits, next.bits) != prev.bits);`,
+      ...(returnsOld ? ['  return prev.value;'] : []),
       '}',
     ].join('\n'),
   );
   if (dtype === 'float64') printer.extensions.add('cl_khr_int64_base_atomics');
   return name;
+}
+
+/**
+ * An atomic fetch as an expression of the element's old value (`CDialect.atomicFetch`): OpenCL
+ * 1.2's built-ins return it for int32 and uint32 (`atomic_inc` for an add of 1), and float32's
+ * exchange; a float's add, sub, min and max is a compare-and-swap loop that returns what it
+ * replaced, and float64's exchange the bits exchanged as a long (cl_khr_int64_base_atomics).
+ * Compare-exchange takes integers only (core refuses floats).
+ */
+export function openclAtomicFetch(
+  op: AtomicFetchOp,
+  dtype: DType,
+  address: string,
+  operands: readonly string[],
+  printer: CExpressionPrinter,
+  space: CAddressSpace,
+): string {
+  const [v] = operands;
+  if (dtype === 'int32' || dtype === 'uint32') {
+    if (op === 'compare-exchange') return `atomic_cmpxchg(${address}, ${operands[0]}, ${operands[1]})`;
+    if (op === 'add' && /^1u?$/.test(v)) return `atomic_inc(${address})`;
+    const builtin = { add: 'add', sub: 'sub', min: 'min', max: 'max', exchange: 'xchg' }[op];
+    return `atomic_${builtin}(${address}, ${v})`;
+  }
+  if ((dtype === 'float32' || dtype === 'float64') && op !== 'compare-exchange') {
+    if (op !== 'exchange') return `${floatHelper(op, dtype, printer, space, true)}(${address}, ${v})`;
+    if (dtype === 'float32') return `atomic_xchg(${address}, ${v})`;
+    printer.extensions.add('cl_khr_int64_base_atomics');
+    return `as_double(atom_xchg((volatile ${printer.dialect.addressSpace(space)}long *) ${address}, as_long(${v})))`;
+  }
+  throw new InternalError(`an atomic ${op} fetch of ${dtype} reached the OpenCL printer`);
 }

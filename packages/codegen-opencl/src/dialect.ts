@@ -9,7 +9,7 @@
 import { constantLocalSize, nameTable, type DType } from '@loom/core';
 import type { CDialect, ProgramFacts } from '@loom/codegen-cfamily';
 import { C_MATH_FUNCTIONS, KEEP_ROLLED } from '@loom/codegen-cfamily';
-import { openclAtomic, openclAtomicStore } from './atomics.ts';
+import { openclAtomic, openclAtomicFetch, openclAtomicStore } from './atomics.ts';
 import { clLiteral, clType, floatToIntegerHelper } from './c-types.ts';
 import { openclBfloat16Storage } from './bfloat16-storage.ts';
 import { openclHalfStorage } from './half-storage.ts';
@@ -70,6 +70,10 @@ export const openclDialect: CDialect = {
   atomicStore: openclAtomicStore,
   // loopy's "cl1" atomics: a variable accessed atomically is volatile, so every read is a load
   atomicQualifier: 'volatile ',
+  atomicFetch: openclAtomicFetch,
+  // OpenCL 1.2's fence (the built-ins the target assumes): the work-item's global accesses in
+  // order, which on GPUs (NVIDIA's membar.gl) every work-group then sees in that order
+  globalFence: 'mem_fence(CLK_GLOBAL_MEM_FENCE);',
   keepRolled: KEEP_ROLLED,
   prelude: openclPrelude,
 };

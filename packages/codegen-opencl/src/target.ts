@@ -97,6 +97,9 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     runtimeSizedArrays: ['local'],
     localArraysAsArguments: true,
     atomicDTypes: OPENCL_ATOMIC_DTYPES,
+    // the built-ins return the old value; floats by a compare-and-swap loop that returns it (atomics.ts)
+    atomicFetches: { dtypes: OPENCL_ATOMIC_DTYPES },
+    globalFences: true,
     // bfloat16 computed in float, and float16 without cl_khr_fp16: their temporaries are floats
     heldInFloat: halfStorage ? ['float16', 'bfloat16'] : ['bfloat16'],
     // image2d_t/image3d_t read through a sampler (images.ts); the device makes them at launch

@@ -193,6 +193,14 @@ export class ArrayAccess {
     ];
   }
 
+  /** `&a[i]`, the element an atomic fetch updates (an int32 or uint32 array, bound natively as atomics). */
+  atomicReference(array: string, index: Printed): string {
+    const a = this.placement(array);
+    if (!a.atomicUpdates || a.access.kind !== 'native')
+      throw new InternalError(`'${array}' is fetched atomically but was not laid out as atomics`);
+    return `&${a.storage.name}[${index.text}]`;
+  }
+
   private placement(array: string): ArrayPlacement {
     const a = this.layout.arrays.get(array);
     if (!a) throw new InternalError(`'${array}' is not an array argument`);

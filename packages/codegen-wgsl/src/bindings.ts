@@ -15,7 +15,7 @@
  *     `DeviceArray`s need no conversion. Reading unpacks with `extractBits`; writing uses
  *     `atomicAnd`/`atomicOr` on the word, since other invocations may be writing its other
  *     bytes at the same time (the words are `atomic<u32>` where the array is written).
- *   - arrays updated by an atomic instruction: `atomic<i32>`/`atomic<u32>` for int32/uint32,
+ *   - arrays updated by an atomic instruction or fetch: `atomic<i32>`/`atomic<u32>` for int32/uint32,
  *     and float32's bits in `atomic<u32>`, updated by a compare-and-swap loop.
  *   - more arrays than `maxStorageBuffersPerShaderStage`: the last ones are *pooled*: copied
  *     into one shared buffer per access mode (`pool_read`, `pool_read_write`) before the
@@ -26,7 +26,15 @@
  * f32; bool as u32, float16 as f32, bfloat16 as the f32 of its value), with the pools' offsets and, for a folded grid
  * (`limits.ts`), the grid's size.
  */
-import { InternalError, LoomError, statementsOfKind, type DType, type KernelParam, type ProgramAst } from '@loom/core';
+import {
+  InternalError,
+  isAtomicFunction,
+  LoomError,
+  statementsOfKind,
+  type DType,
+  type KernelParam,
+  type ProgramAst,
+} from '@loom/core';
 import type { NameTable } from './names.ts';
 import { computeType, packedBits } from './types.ts';
 
@@ -247,13 +255,16 @@ function programParams(program: ProgramAst): Map<string, KernelParam> {
   return params;
 }
 
-/** Arrays that some instruction updates atomically. */
+/** Arrays that some instruction updates atomically: an `{atomic}` update's target, an atomic fetch's element. */
 function atomicallyUpdated(program: ProgramAst): Set<string> {
   const found = new Set<string>();
   // a callee's device function updates the kernels' bindings too
   for (const k of [...program.kernels, ...(program.deviceFunctions ?? [])]) {
-    for (const s of statementsOfKind(k.body, 'assign'))
+    for (const s of statementsOfKind(k.body, 'assign')) {
       if (s.atomic && s.target.kind === 'subscript') found.add(s.target.array);
+      const fetched = s.value.kind === 'call' && isAtomicFunction(s.value.fn) ? s.value.args[0] : undefined;
+      if (fetched?.kind === 'subscript') found.add(fetched.array);
+    }
   }
   return found;
 }

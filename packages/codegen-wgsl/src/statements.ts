@@ -16,6 +16,9 @@
  * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
  */
 import {
+  atomicFunction,
+  isAtomicFunction,
+  type AtomicFunctionName,
   constantLength,
   initializerLiteral,
   commentText,
@@ -302,6 +305,11 @@ class KernelPrinter {
         throw new LoomError(
           `instruction '${s.insnId}' is a tensor tile (tensorize), but Loom's WGSL target has no matrix instructions${matrixDTypes(s.op).includes('bfloat16') ? ' (nor a bfloat16 type: its tiles could not be bfloat16)' : ''}`,
         );
+      case 'fence':
+        // refused before code generation (the target states no globalFences); kept as a last guard
+        throw new LoomError(
+          `instruction '${s.insnId}' fences global memory device-wide (... gfence), which WGSL cannot: it orders memory only within a work-group`,
+        );
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
         throw new LoomError(
@@ -389,6 +397,7 @@ class KernelPrinter {
   }
 
   private assignment(s: Extract<Stmt, { kind: 'assign' }>): void {
+    if (s.value.kind === 'call' && isAtomicFunction(s.value.fn)) return this.atomicFetch(s, s.value);
     if (s.vector) return this.vectorAssignment(s, s.vector);
     const { names, arrays } = this.context;
     const target = s.target;
@@ -440,6 +449,52 @@ class KernelPrinter {
       return;
     }
     this.line(arrays.store(target.array, index, this.exprs.converted(s.value, dtype)));
+  }
+
+  /**
+   * `old = atomicAdd(counter[0], 1)`: WGSL's atomic built-ins return the old value, on int32 and
+   * uint32 elements (the target's `atomicFetches`) of storage or workgroup arrays held as atomics.
+   * Compare-exchange is WGSL's weak one in a loop, which retries where it failed spuriously (the
+   * element held the expected value, yet nothing was exchanged), so that it fails only where the
+   * element held another value, as every other target's does.
+   */
+  private atomicFetch(s: Extract<Stmt, { kind: 'assign' }>, fetch: Extract<Expr, { kind: 'call' }>): void {
+    const { names, arrays } = this.context;
+    const [element, ...operands] = fetch.args;
+    const target = s.target;
+    if (element?.kind !== 'subscript' || (target.kind !== 'var' && target.kind !== 'subscript'))
+      throw new InternalError(`the atomic fetch of instruction '${s.insnId}' reached the WGSL printer malformed`);
+    const index = this.exprs.index(element.indices[0]);
+    const ref = this.atomics.has(element.array)
+      ? `&${names.of(element.array)}[${index.text}]`
+      : arrays.atomicReference(element.array, index);
+    const dtype = this.kernel.types.get(element.array)!;
+    const values = operands.map((o) => this.exprs.converted(o, dtype).text);
+    // the old value keeps the element's dtype (core's check/atomic-fetches.ts): no conversion
+    const result =
+      target.kind === 'var'
+        ? names.of(target.name)
+        : `${names.of(target.array)}[${this.exprs.index(target.indices[0]).text}]`;
+    this.line(`// ${commentText(`${printExpr(s.target)} = ${printExpr(fetch)}`)}`);
+    const { op } = atomicFunction(fetch.fn as AtomicFunctionName);
+    if (op !== 'compare-exchange') {
+      const fn = { add: 'atomicAdd', sub: 'atomicSub', min: 'atomicMin', max: 'atomicMax', exchange: 'atomicExchange' }[
+        op
+      ];
+      this.line(`${result} = ${fn}(${ref}, ${values[0]});`);
+      return;
+    }
+    for (const l of [
+      '{',
+      `  let expected = ${values[0]};`,
+      `  let desired = ${values[1]};`,
+      '  loop {',
+      `    let swap = atomicCompareExchangeWeak(${ref}, expected, desired);`,
+      `    if (swap.exchanged || swap.old_value != expected) { ${result} = swap.old_value; break; }`,
+      '  }',
+      '}',
+    ])
+      this.line(l);
   }
 
   /** An assignment to a local temporary held as a WGSL atomic: a store, or (`{atomic}` reading it) an update. */

@@ -140,6 +140,12 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     unrollsConstantLoops: false,
     functionDialects: WGSL_FUNCTION_DIALECTS,
     atomicDTypes: ['int32', 'uint32', 'float32'],
+    // WGSL's atomic built-ins return the old value, on atomic<i32> and atomic<u32> (statements.ts)
+    atomicFetches: { dtypes: ['int32', 'uint32'] },
+    globalFences: {
+      refused:
+        "WGSL orders memory only within a work-group (storageBarrier): nothing orders one work-item's writes before what other work-groups read in the same dispatch",
+    },
     // what WGSL promises less than IEEE 754 (the README's semantics): compilers may assume floats
     // finite and ignore a zero's sign, float32 subnormals may be flushed (and so bfloat16's, computed
     // in f32: NVIDIA's Vulkan driver flushes them), `/`, math functions and fma have WGSL's accuracy

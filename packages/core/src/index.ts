@@ -435,6 +435,7 @@ export type {
   ImageSupport,
   DeviceFunctionSupport,
   SubgroupSupport,
+  AtomicFetchSupport,
   MatrixSupport,
   MatrixShape,
 } from './codegen/target.ts';
@@ -455,6 +456,13 @@ export {
   type SubgroupFunction,
   type SubgroupFunctionName,
 } from './expr/subgroup-functions.ts';
+export {
+  ATOMIC_FUNCTIONS,
+  isAtomicFunction,
+  atomicFunction,
+  type AtomicFunction,
+  type AtomicFunctionName,
+} from './expr/atomic-functions.ts';
 export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram, programShape } from './codegen/generate.ts';
 export {

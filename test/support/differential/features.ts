@@ -163,6 +163,10 @@ export const FEATURES = {
   // atomic stores and loads (issue 27, s8-atomics): cases of atomics.ts
   atomicStoresLoads:
     "atomic=init stores into a forAtomic array from parallel work-items, and loopy's test_atomic_load with data: a local forAtomic counter zeroed, bumped and read back atomically",
+  // atomic fetches and fences (issue 30): cases of atomic-fetches.ts
+  atomicFetches:
+    'atomic fetches of int32 from parallel work-items whose out does not depend on their order: tickets from atomicAdd or atomicSub indexing out, slots claimed by atomicCompareExchange and counted',
+  globalFences: "a device-wide fence ('... gfence') among atomicFetches' instructions (WGSL has none)",
 } as const;
 
 export type Feature = keyof typeof FEATURES;
@@ -211,7 +215,8 @@ export const finiteFloatsOnly = (device: Device): boolean => !targetFacts(device
  * assumes finite floats gets the same seed's case made without float specials (NaN, ±Inf,
  * −0, 1e30), and its elements that come out non-finite anyway (x / 0 from finite inputs) are
  * not compared (compare.ts); a target that declares no local arrays sized at launch gets it
- * without local temporaries of parametric size.
+ * without local temporaries of parametric size; one without atomic fetches or fences gets it without
+ * them (WGSL: without fences).
  */
 export function limitsOf(device: Device): readonly Feature[] {
   // what the target states it does not keep (WGSL: none of the three, README)
@@ -224,5 +229,8 @@ export function limitsOf(device: Device): readonly Feature[] {
   if (!facts.runtimeSizedArrays.has('local')) limits.push('parametricTemporaries');
   // a target that issues no asynchronous copies refuses them: the same seed without them there
   if (!facts.asyncCopies) limits.push('asyncTiles');
+  // nor atomic fetches (of int32, which the cases fetch), nor fences, where it has none
+  if ('refused' in facts.atomicFetches || !facts.atomicFetches.dtypes.includes('int32')) limits.push('atomicFetches');
+  if (facts.globalFences !== true) limits.push('globalFences');
   return limits;
 }

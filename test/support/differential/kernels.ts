@@ -31,8 +31,12 @@ import { generateLaneCase } from './lanes.ts';
 import { generateSegmentCase } from './segments.ts';
 import { generateVectorLaneCase } from './vector-lanes.ts';
 import { generateAtomicCase } from './atomics.ts';
+import { generateAtomicFetchCase } from './atomic-fetches.ts';
 
-/** The kernel's form; `lanes`, `segments` and `atomics` are made by lanes.ts, segments.ts and atomics.ts. */
+/**
+ * The kernel's form; `lanes`, `segments`, `atomics` and `atomicFetches` are made by lanes.ts,
+ * segments.ts, atomics.ts and atomic-fetches.ts.
+ */
 export type Shape =
   | 'map1'
   | 'map2'
@@ -42,6 +46,7 @@ export type Shape =
   | 'lanes'
   | 'segments'
   | 'atomics'
+  | 'atomicFetches'
   | 'vectorLanes';
 
 export interface KernelCase {
@@ -79,6 +84,9 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   // issue 27's atomics, from a stream of their own too: with the feature left out, every seed keeps its case
   if (features.has('atomicStoresLoads') && sideStream(seed, 0x27a7).next() < 0.08)
     return generateAtomicCase(seed, rng, features);
+  // issue 30's atomic fetches, likewise from a stream of their own
+  if (features.has('atomicFetches') && sideStream(seed, 0x30af).next() < 0.05)
+    return generateAtomicFetchCase(seed, rng, features);
   // vector lanes written by neighbouring work-items (issue 29's OpenCL lane stores), from a stream of its own
   if (features.has('vectorLaneWrites') && sideStream(seed, 0x29ec).next() < 0.06)
     return generateVectorLaneCase(seed, rng, features);

@@ -5,7 +5,7 @@
  * reduction's work-group), and the kernels they build are checked against the same limits
  * when compiled, so a plan that asks for too much fails with a LoomError, never on the device.
  */
-import { targetFacts, type Device, type DType, type SubgroupSupport } from '@loom/core';
+import { targetFacts, type AtomicFetchSupport, type Device, type DType, type SubgroupSupport } from '@loom/core';
 
 /** What a computation's plan may know of its device (Reikna's `device_params`): work-group limits, local memory, warp size. */
 export interface DeviceParameters {
@@ -61,6 +61,14 @@ export interface DeviceParameters {
    * Loom unroll those loops, so that their loads issue together.
    */
   readonly unrollsConstantLoops: boolean;
+  /**
+   * Of which dtypes the target has atomic fetches (`old = atomicAdd(counter[0], 1)`), or why
+   * none (`targetFacts`' `atomicFetches`): with a fence, the last work-group of a launch can tell
+   * it is the last, and `reduce` combines its partials in that one launch.
+   */
+  readonly atomicFetches: AtomicFetchSupport;
+  /** Whether the target has a device-wide memory fence (`... gfence`), or why not (`targetFacts`' `globalFences`). */
+  readonly globalFences: true | { readonly refused: string };
 }
 
 /** The `DeviceParameters` of a device. */
@@ -78,6 +86,8 @@ export function deviceParameters(device: Device): DeviceParameters {
     preferVectorStatements: facts.preferVectorStatements,
     asyncCopies: facts.asyncCopies && !facts.sequentialWorkItems,
     unrollsConstantLoops: facts.unrollsConstantLoops,
+    atomicFetches: facts.atomicFetches,
+    globalFences: facts.globalFences,
     ...(facts.livePrivateValues === undefined ? {} : { livePrivateValues: facts.livePrivateValues }),
   });
 }

@@ -28,6 +28,19 @@
  *   row pass    for rows no longer than a work-group (or too many rows to give each its
  *               work-groups): one work-item per row combines it in order.
  *
+ * A tree pass whose work-groups leave several values a row needs a next pass to combine them,
+ * a launch of its own, unless the last of its work-groups does (`combine: 'last-group'`, the
+ * default where the device can, its work-items run side by side and the predicate is
+ * commutative; PyTorch's sum does the same):
+ * each work-group writes its value to a temporary, fences (`... gfence`), and one of its
+ * work-items takes a ticket from the row's counter (`atomicAdd`), which it shares through local
+ * memory. The work-group that takes the row's last ticket fences again, combines the row's values
+ * as a tree pass of one work-group does (work-item l those l, l + W, ... apart, then the tree),
+ * writes the row's result and sets the counter back to 0. Which work-group comes last changes
+ * from launch to launch; the order it combines the values in does not, so a result is the same
+ * to the bit every time. The counters are an array the computation keeps (`persistentArray`,
+ * zero when compiled, zero after every call): calls of one compiled reduce must not overlap.
+ *
  * Every kernel reads the input and writes the output with their own shapes, so that
  * transformations attached to them fuse in.
  */
@@ -80,9 +93,18 @@ export interface ReduceOptions {
   readonly workGroupSize?: number;
   /** Elements each work-item combines before the work-group's tree (default: enough for about 1024 work-groups, at least 4). */
   readonly perItem?: number;
+  /**
+   * Who combines the values the work-groups of a tree pass leave (see the file's comment): the
+   * last of those work-groups, in the same launch (`'last-group'`: a fence and an atomic ticket,
+   * for a commutative predicate on a device that has both), or a next pass, a launch of its own
+   * (`'next-pass'`). Default: `'last-group'` where it can be and the device runs work-items side
+   * by side (a GPU, where a launch costs most), else `'next-pass'`; asking for `'last-group'`
+   * where it cannot be is a LoomError saying why.
+   */
+  readonly combine?: 'last-group' | 'next-pass';
 }
 
-const REDUCE_OPTIONS = optionKeys<ReduceOptions>()(['workGroupSize', 'perItem']);
+const REDUCE_OPTIONS = optionKeys<ReduceOptions>()(['workGroupSize', 'perItem', 'combine']);
 
 /** Where a pass reads and writes: an array's shape and its element at (row, k). */
 interface View {
@@ -98,6 +120,8 @@ interface View {
  * const sums = reduce({ dtype: 'float32', shape: [100, 100] }, predicateSum(), [0]);
  * // cut for a device by hand: work-groups of 512, each work-item summing 64 elements first
  * const total = reduce({ dtype: 'float32', shape: [1 << 24] }, predicateSum(), undefined, { workGroupSize: 512, perItem: 64 });
+ * // the work-groups' sums combined by a second launch, even where the last work-group could
+ * const twice = reduce({ dtype: 'float32', shape: [1 << 24] }, predicateSum(), undefined, { combine: 'next-pass' });
  * ```
  */
 export function reduce<D extends DType>(
@@ -126,6 +150,13 @@ export function reduce<D extends DType>(
     throw new LoomError(`reduce: workGroupSize must be a power of two, got ${givenW}`);
   if (givenW === 1 && givenPerItem === 1)
     throw new LoomError('reduce: a work-group of 1 work-item combining 1 element each never shortens the input');
+  const { combine: givenCombine } = options;
+  if (givenCombine !== undefined && givenCombine !== 'last-group' && givenCombine !== 'next-pass')
+    throw new LoomError(`reduce: combine is 'last-group' or 'next-pass', got ${JSON.stringify(givenCombine)}`);
+  if (givenCombine === 'last-group' && !predicate.commutative)
+    throw new LoomError(
+      `reduce: combine 'last-group' needs a commutative predicate ('${predicate.operation}' is not declared one): the last work-group combines the others' values a work-group apart, not in their order`,
+    );
   const { dtype: given, shape } = arr;
   if (isStructDType(given)) {
     const kept = reduce({ dtype: 'uint8', shape }, predicate, axes).signature[0].shape!;
@@ -170,9 +201,32 @@ export function reduce<D extends DType>(
         throw new LoomError(
           `reduce: workGroupSize ${givenW} is more than the device allows (${largestWorkGroup(device)})`,
         );
+      const lastGroup = lastGroupCombines(predicate, outputView !== undefined, dtype, device, givenCombine);
       for (let current = length; ; ) {
         const pass = cutPass(current, rows, device, options);
         const groups = pass.tree ? Math.ceil(current / (pass.w * pass.perItem)) : 1;
+        if (pass.tree && groups > 1 && lastGroup && outputView) {
+          // the work-groups' values combined by the last of them: one launch (see the file's comment)
+          const kernel = lastGroupPass(
+            dtype,
+            predicate,
+            view,
+            outputView,
+            rows,
+            current,
+            groups,
+            pass.w,
+            pass.perItem,
+            device,
+          );
+          plan.kernelCall(kernel, {
+            out: output,
+            inp: source,
+            partial: plan.tempArray(dtype, [rows, groups]),
+            counter: plan.persistentArray(new Int32Array(rows), [rows], 'int32'),
+          });
+          return;
+        }
         const final = groups === 1;
         const target: PlanArray = final && outputView ? output : plan.tempArray(dtype, [rows, groups]);
         const targetView: View =
@@ -191,6 +245,40 @@ export function reduce<D extends DType>(
       }
     },
   });
+}
+
+/**
+ * Whether the last work-group of a tree pass combines its work-groups' values (`combine`, see
+ * the file's comment): asked for, or by default, where the predicate is commutative, the output
+ * is written by row, the device fences and fetches int32 atomically, and its work-items run side
+ * by side. An impossible request is a LoomError that says what is missing.
+ */
+function lastGroupCombines(
+  p: Predicate,
+  byRow: boolean,
+  dtype: DType,
+  device: DeviceParameters,
+  given: ReduceOptions['combine'],
+): boolean {
+  if (given === 'next-pass') return false;
+  const fetches = device.atomicFetches;
+  const missing =
+    device.globalFences !== true
+      ? `the ${device.target} target has no device-wide fence: ${device.globalFences.refused}`
+      : 'refused' in fetches
+        ? `the ${device.target} target has no atomic fetches: ${fetches.refused}`
+        : !fetches.dtypes.includes('int32')
+          ? `the ${device.target} target fetches no int32 atomically`
+          : !byRow
+            ? `the output is not written by row (more than one kept axis: ${dtype} values go through a temporary)`
+            : undefined;
+  if (given === 'last-group' && missing !== undefined)
+    throw new LoomError(`reduce: combine 'last-group' cannot be done: ${missing}`);
+  if (given === 'last-group') return true;
+  // by default where work-items run side by side (GPUs), which a launch of its own costs most:
+  // where they run one after another (the CPU device, C), the last work-group's barriers cost
+  // every work-group more than the next pass's launch (2x and 3.6x slower there, 2^18 float32)
+  return missing === undefined && p.commutative && device.subgroupSize > 1;
 }
 
 /** How one pass is cut: a tree pass's work-groups of `w` work-items, `perItem` elements each; or a row pass's work-groups. */
@@ -278,6 +366,104 @@ function treePass(
     silencedWarnings: ['write_race(store)'],
   });
   return finish(knl);
+}
+
+/**
+ * A tree pass whose last work-group combines the work-groups' values (see the file's comment):
+ * `partial[row, g]` holds work-group g's value, `counter[row]` the row's tickets, `last[0]`
+ * tells the work-group's work-items whether theirs was the row's last.
+ */
+function lastGroupPass(
+  dtype: DType,
+  p: Predicate,
+  input: View,
+  output: View,
+  rows: number,
+  length: number,
+  groups: number,
+  w: number,
+  perItem: number,
+  device: Pick<DeviceParameters, 'unrollsConstantLoops'>,
+): LoopKernel {
+  const empty = emptyLiteral(p, dtype);
+  const k = `(g * ${perItem} + c) * ${w} + l`;
+  const element =
+    groups * w * perItem === length ? input.at('row', k) : `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`;
+  // the values work-item l combines in the last work-group: the row's l, l + W, ...
+  const rounds = Math.ceil(groups / w);
+  const partial = `partial[row, q * ${w} + l]`;
+  const value = groups === rounds * w ? partial : `if(q * ${w} + l < ${groups}, ${partial}, ${empty})`;
+  const sum = p.operation === 'a + b' && p.empty === 0;
+  // a work-group's W values into one, in local memory: core's sum(l, ...) for a sum (by
+  // subgroups where the device has them), else the tree the tree pass makes
+  const tree = (tile: string, from: string, dep: string, indent: string): { lines: string[]; last: string } => {
+    if (sum) return { lines: [], last: dep };
+    const lines = [`${indent}${tile}[l] = ${from} {id=${tile}_fill, dep=${dep}, inames=row:g:l}`];
+    let previous = `${tile}_fill`;
+    for (let h = w / 2, s = 0; h >= 1; h /= 2, s++) {
+      lines.push(
+        `${indent}if l < ${h}`,
+        `${indent}  ${tile}[l] = ${combine(p, `${tile}[l]`, `${tile}[l + ${h}]`)} {id=${tile}_step${s}, dep=${previous}, inames=row:g:l}`,
+        `${indent}end`,
+      );
+      previous = `${tile}_step${s}`;
+    }
+    return { lines, last: previous };
+  };
+  const own = tree('tile', 'acc', 'gather', '');
+  const theirs = tree('tile_last', 'total', 'gather_last', '  ');
+  const lines = [
+    `<${dtype}> acc = ${empty} {id=init, inames=row:g:l}`,
+    `acc = ${combine(p, 'acc', element)} {id=gather, dep=init, inames=row:g:l:c}`,
+    ...own.lines,
+    sum ? `<${dtype}> mine = sum(l, acc) {id=mine, dep=gather, inames=row:g}` : '',
+    'if l == 0',
+    `  partial[row, g] = ${sum ? 'mine' : 'tile[0]'} {id=store, dep=${sum ? 'mine' : own.last}, inames=row:g:l}`,
+    // what the work-group wrote is there for every work-group before its ticket is taken
+    '  ... gfence {id=release, dep=store, inames=row:g:l}',
+    '  <int32> ticket = atomicAdd(counter[row], 1) {id=ticket, dep=release, inames=row:g:l}',
+    `  last[0] = if(ticket == ${groups - 1}, 1, 0) {id=last, dep=ticket, inames=row:g:l}`,
+    // and the last work-group reads what the others wrote before their tickets
+    '  ... gfence {id=acquire, dep=ticket, inames=row:g:l}',
+    'end',
+    'if last[0] == 1',
+    `  <${dtype}> total = ${empty} {id=init_last, dep=last, inames=row:g:l}`,
+    // the tickets order these reads after the other work-groups' stores: no barrier between them
+    `  total = ${combine(p, 'total', value)} {id=gather_last, dep=init_last:acquire, inames=row:g:l:q, nosync=store@global}`,
+    ...theirs.lines,
+    ...(sum
+      ? [`  ${output.at('row', '0')} = sum(l, total) {id=result, dep=gather_last, inames=row:g}`]
+      : [
+          '  if l == 0',
+          `    ${output.at('row', '0')} = tile_last[0] {id=result, dep=${theirs.last}, inames=row:g:l}`,
+          '  end',
+        ]),
+    '  if l == 0',
+    // every work-group took its ticket before the last one did: nothing else touches the counter
+    '    counter[row] = 0 {id=reset, dep=result, nosync=ticket@global, inames=row:g:l}',
+    '  end',
+    'end',
+  ].filter((l) => l !== '');
+  const domain = `{ [row, g, l, c, q]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} and 0 <= q < ${rounds} }`;
+  const temporaries = [
+    temporaryVariable('last', { dtype: 'int32', shape: [1], addressSpace: 'local' }),
+    ...(sum
+      ? []
+      : ['tile', 'tile_last'].map((t) => temporaryVariable(t, { dtype, shape: [w], addressSpace: 'local' }))),
+  ];
+  const knl = makeKernel(
+    domain,
+    lines.join('\n'),
+    [
+      ...arrays(dtype, input, output),
+      globalArg('partial', { dtype, shape: [rows, groups] }),
+      globalArg('counter', { dtype: 'int32', shape: [rows], forAtomic: true }),
+      ...temporaries,
+    ],
+    // one work-group of a row gets through the predicates on `last`: no race
+    { name: 'reduce_last_group', silencedWarnings: ['write_race(result)', 'write_race(reset)'] },
+  );
+  return tagInames(device.unrollsConstantLoops ? knl : unrollLoads(knl, perItem), { row: 'g.1', g: 'g.0', l: 'l.0' });
 }
 
 /**

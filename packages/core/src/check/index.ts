@@ -22,6 +22,7 @@ import { checkLocalTemporaryWrites } from './local-writes.ts';
 import { checkPrivateTemporaryReads } from './private-reads.ts';
 import { checkVariableAccessOrdered } from './access-ordering.ts';
 import { checkImageArguments } from '../kernel/images.ts';
+import { checkAtomicFetches } from './atomic-fetches.ts';
 
 export { KernelCheckError } from './check-error.ts';
 
@@ -33,6 +34,7 @@ export function checkTypedKernel(knl: LoopKernel): void {
   checkReductionInamesNotSurrounding(knl);
   checkNoReductionOverVecInames(knl);
   checkImageArguments(knl);
+  checkAtomicFetches(knl);
 }
 
 /** Every target's code indexes in int32 (runtime/limits.ts checks each launch against it), so int64 would be a promise unkept. */

@@ -31,11 +31,22 @@
  * launch and turns into a LoomError naming the array, the instruction and the index.
  */
 import { InternalError } from '../errors.ts';
-import { cast, compare, ifThenElse, int, logical, not, subscript, type Expr, type Subscript } from '../expr/nodes.ts';
+import {
+  call,
+  cast,
+  compare,
+  ifThenElse,
+  int,
+  logical,
+  not,
+  subscript,
+  type Expr,
+  type Subscript,
+} from '../expr/nodes.ts';
 import { exprEquals, mapChildren, printExpr, toLinear } from '../expr/index.ts';
 import type { Linear } from '../linear.ts';
 import { domainOf } from '../kernel/domains.ts';
-import { soleAssignee } from '../kernel/accesses.ts';
+import { atomicFetchOf, soleAssignee } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import type { Stmt } from './ast.ts';
@@ -135,6 +146,13 @@ export class AccessGuards {
     return this.sites.length;
   }
 
+  /** The predicates of an instruction that evaluates nothing else (a fence), flattened, with the reports of their reads. */
+  predicates(insn: Instruction): { readonly predicates: readonly Expr[]; readonly reports: readonly Stmt[] } {
+    const checks: Check[] = [];
+    const predicates = insn.predicates.map((p) => this.reads(insn, p, [], checks));
+    return { predicates, reports: checks.map((c) => this.report(c, insn)) };
+  }
+
   instruction(insn: Instruction): GuardedInstruction {
     const predicateChecks: Check[] = [];
     const predicates = insn.predicates.map((p) => this.reads(insn, p, [], predicateChecks));
@@ -153,7 +171,9 @@ export class AccessGuards {
       }
     } else if (assignee) target = this.flatten(assignee);
     // `out[t] = out[t] + x`: the read is as safe as the write it shares a guard with
-    const value = this.reads(insn, insn.expression!, [], checks, assignee?.kind === 'subscript' ? assignee : undefined);
+    const value =
+      this.atomicFetch(insn, checks, writeConditions) ??
+      this.reads(insn, insn.expression!, [], checks, assignee?.kind === 'subscript' ? assignee : undefined);
     return {
       target,
       targetIndices: indices,
@@ -163,6 +183,26 @@ export class AccessGuards {
       predicateReports: predicateChecks.map((c) => this.report(c, insn)),
       reports: checks.map((c) => this.report(c, insn)),
     };
+  }
+
+  /**
+   * An atomic fetch's value (`atomicAdd(counter[k], 1)`): its element is written as an assignee
+   * is, so it stays an element (no `if(inBounds, counter[k], 0)` for a printer to take the
+   * address of) and an index not proven in bounds guards the whole statement (`writeConditions`).
+   * Undefined for any other instruction.
+   */
+  private atomicFetch(insn: Instruction, checks: Check[], writeConditions: Expr[]): Expr | undefined {
+    const fetch = atomicFetchOf(insn);
+    if (!fetch) return undefined;
+    const { call: e, element } = fetch;
+    const indices = element.indices.map((x) => this.reads(insn, x, [], checks));
+    for (const axis of this.unprovenAxes(insn, element)) {
+      const inBounds = this.inBounds(element, axis, indices[axis]);
+      writeConditions.push(inBounds);
+      this.note(checks, insn, element, axis, true, inBounds, indices[axis], []);
+    }
+    const flat = this.flatten(subscript(element.array, indices));
+    return call(e.fn, [flat, ...e.args.slice(1).map((x) => this.reads(insn, x, [], checks))]);
   }
 
   /**

@@ -110,6 +110,12 @@ export type Stmt =
       readonly insnId: string;
     }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
+  /**
+   * A device-wide memory fence (a `fence` instruction, the text's `... gfence`): the work-item's
+   * global memory accesses before it are seen by every work-group before those after it (CUDA's
+   * `__threadfence()`). No work-item waits at it. Only targets with `globalFences` get one.
+   */
+  | { readonly kind: 'fence'; readonly insnId: string }
   | { readonly kind: 'comment'; readonly text: string }
   /**
    * A call of the device function `function` (`ProgramAst.deviceFunctions`), one argument per

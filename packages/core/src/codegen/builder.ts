@@ -406,7 +406,7 @@ export class DeviceKernelBuilder {
   }
 
   private instruction(insn: Instruction, enforced: BasicSet): Stmt[] {
-    if (insn.kind !== 'assign' && insn.kind !== 'c' && insn.kind !== 'user-call') return [];
+    if (insn.kind !== 'assign' && insn.kind !== 'c' && insn.kind !== 'user-call' && insn.kind !== 'fence') return [];
     const lanes = insn.withinInames.filter((n) => isLaneIname(this.knl, n) && !enforced.dims.includes(n));
     if (lanes.length) return this.laneCopies(insn, lanes[0], enforced);
     if (insn.withinInames.some((n) => this.knl.inameTags.get(n)?.kind === 'tensor'))
@@ -424,6 +424,7 @@ export class DeviceKernelBuilder {
     );
     const guard = constraintsToCondition(gisted, insn);
     if (insn.kind === 'c') return [this.cCode(insn, [...(guard ? [guard] : []), ...insn.predicates])];
+    if (insn.kind === 'fence') return this.fence(insn, guard);
     const guarded = this.guards.instruction(insn);
     const assign = this.statement(insn, guarded);
     const statements =
@@ -511,6 +512,22 @@ export class DeviceKernelBuilder {
    * (`ilp`, `ilp.unr`, and `vec` where it cannot be vector code), a loop of its own
    * (`ilp.seq`), or one vector statement (`vec`, vectorize.ts), each with its own guards.
    */
+  /**
+   * A fence (`... gfence`) where its instruction runs: under its domain's guard and its
+   * predicates, each work-item that runs it fences its own accesses.
+   */
+  private fence(insn: Instruction, guard: Expr | undefined): Stmt[] {
+    const { predicates, reports } = this.guards.predicates(insn);
+    const conditions = [...(guard ? [guard] : []), ...predicates];
+    const fence: Stmt = { kind: 'fence', insnId: insn.id };
+    const guarded: Stmt = conditions.length
+      ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: fence }
+      : fence;
+    return guard && reports.length
+      ? [{ kind: 'if', condition: guard, then: block(reports) }, guarded]
+      : [...reports, guarded];
+  }
+
   /** A `cInstruction`'s code under its guard and predicates: loopy reads nothing of it, and neither does Loom. */
   private cCode(insn: Instruction, conditions: readonly Expr[]): Stmt {
     const { code, inameExprs } = insn.cCode!;

@@ -220,6 +220,7 @@ function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, 
       case 'matrix':
       case 'declare':
       case 'comment':
+      case 'fence':
         throw new InternalError(`a '${s.kind}' statement holds a barrier`);
       default:
         unreachable(s, 'statement');

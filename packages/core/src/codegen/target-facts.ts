@@ -7,7 +7,14 @@
  */
 import { DTYPES, isComplex, isNarrowFloat, type DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
-import type { DeviceFunctionSupport, ImageSupport, MatrixSupport, SubgroupSupport, Target } from './target.ts';
+import type {
+  AtomicFetchSupport,
+  DeviceFunctionSupport,
+  ImageSupport,
+  MatrixSupport,
+  SubgroupSupport,
+  Target,
+} from './target.ts';
 import type { StructLayoutRules } from '../structs/layout.ts';
 import { VECTOR_LANES } from './vectorize.ts';
 
@@ -45,6 +52,10 @@ export interface TargetFacts {
   readonly functionDialects: readonly FunctionDialect[];
   /** The dtypes an `{atomic}` update may have. */
   readonly atomicDTypes: ReadonlySet<DType>;
+  /** Of which dtypes it has atomic fetches (`old = atomicAdd(counter[0], 1)`), or why none. */
+  readonly atomicFetches: AtomicFetchSupport;
+  /** Whether it has a device-wide memory fence (`... gfence`), or why not. */
+  readonly globalFences: true | { readonly refused: string };
   /** Whether it compiles C code given as is (`cInstruction`, loopy's CInstruction). */
   readonly cInstructions: boolean;
   /** Whether device code can print a line (`trace` statements: loopy's trace_assignments). */
@@ -114,6 +125,8 @@ function readFacts(target: Target): TargetFacts {
     bulkCopies: target.bulkCopies ?? sequentialWorkItems,
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
+    atomicFetches: target.atomicFetches ?? { refused: 'it has no atomic fetches' },
+    globalFences: target.globalFences ?? { refused: 'it has no device-wide memory fence' },
     cInstructions: target.cInstructions ?? false,
     prints: target.prints ?? false,
     runtimeSizedArrays: new Set(target.runtimeSizedArrays ?? []),

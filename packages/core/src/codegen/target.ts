@@ -126,6 +126,20 @@ export interface Target<Extra = unknown> {
    */
   readonly atomicDTypes?: readonly DType[];
   /**
+   * Whether it has atomic fetches, read-modify-writes that return the element's old value
+   * (`old = atomicAdd(counter[0], 1)`, expr/atomic-functions.ts), on elements of global and local
+   * arrays, and of which dtypes; or why not. Default refused: a kernel with one is refused
+   * before code is generated.
+   */
+  readonly atomicFetches?: AtomicFetchSupport;
+  /**
+   * Whether it has a device-wide memory fence (`... gfence`: CUDA's `__threadfence()`), which
+   * orders a work-item's writes to global memory before its later accesses as every work-group
+   * sees them; or why not. Default refused: a kernel with one is refused before code is
+   * generated.
+   */
+  readonly globalFences?: true | { readonly refused: string };
+  /**
    * Whether the target compiles C, so that a `cInstruction`'s code (loopy's CInstruction) is
    * printed as given (default false: a kernel with one is refused before code is generated).
    */
@@ -203,6 +217,9 @@ export interface Target<Extra = unknown> {
    */
   readonly structLayoutRules?: StructLayoutRules;
 }
+
+/** Whether and of which dtypes a target has atomic fetches (`Target.atomicFetches`). */
+export type AtomicFetchSupport = { readonly dtypes: readonly DType[] } | { readonly refused: string };
 
 /** Whether and how a target has subgroup functions (`Target.subgroups`). */
 export type SubgroupSupport =

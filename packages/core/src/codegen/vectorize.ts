@@ -16,6 +16,7 @@
  */
 import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
+import { isAtomicFunction } from '../expr/atomic-functions.ts';
 import { fromLinear, mapExpr, someExpr } from '../expr/index.ts';
 import { fromLinearOverAtoms, isDivisionByConstant, toLinearOverAtoms } from '../expr/linear-atoms.ts';
 import { exprType, isHardwareId } from '../kernel/type-inference.ts';
@@ -97,6 +98,8 @@ class VectorChecker {
         return { ...s, then: this.statement(s.then) };
       case 'assign': {
         if (s.atomic) throw new Unvectorizable('an atomic update');
+        // each lane's fetch returns its own old value: one fetch per lane
+        if (s.value.kind === 'call' && isAtomicFunction(s.value.fn)) throw new Unvectorizable('an atomic fetch');
         // loopy's rule: a scalar assignee cannot take a vector; we also vectorize no scalar
         // statement inside the loop (it would run once instead of once per lane)
         if (!this.isVectorAccess(s.target)) throw new Unvectorizable('the assignee is not a vector');

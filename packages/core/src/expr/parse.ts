@@ -12,7 +12,7 @@ import { errorAt, tokenize, type SourceSlice, type Token } from './tokens.ts';
 import { checkExpressionBounds } from './limits.ts';
 
 /** The options parseExpression reads; any other key is an error. */
-const PARSE_EXPRESSION_OPTIONS = optionKeys<ParseOptions>()(['inames', 'offset', 'source', 'structs']);
+const PARSE_EXPRESSION_OPTIONS = optionKeys<ParseOptions>()(['atomicFetch', 'inames', 'offset', 'source', 'structs']);
 
 /**
  * The deepest nesting of brackets read. Each level costs the parser some ten stack frames and
@@ -34,6 +34,11 @@ export interface ParseOptions {
   readonly inames?: ReadonlySet<string>;
   /** The arrays whose elements are structs: `a[i].x` is then the field `x`, not a vector component. */
   readonly structs?: ReadonlySet<string>;
+  /**
+   * The expression is an assignment's right-hand side, which may be one atomic fetch as a whole
+   * (`atomicAdd(counter[0], 1)`); without it, or anywhere else in the expression, a fetch is refused.
+   */
+  readonly atomicFetch?: boolean;
 }
 
 /**
@@ -48,7 +53,11 @@ export function parseExpression(text: string, options: ParseOptions = {}): Expr 
   const tokens = tokenize(text, slice);
   if (tokens.length === 0) throw errorAt(slice, 0, Math.max(text.length, 1), 'empty expression');
   checkBracketNesting(tokens, slice);
-  const e = parseTokens(tokens, slice, { inames: options.inames, structs: options.structs });
+  const e = parseTokens(tokens, slice, {
+    inames: options.inames,
+    structs: options.structs,
+    atomicFetch: options.atomicFetch,
+  });
   checkExpressionBounds(e, 'the expression', {
     text: slice.source,
     start: slice.offset,

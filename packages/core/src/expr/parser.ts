@@ -57,6 +57,7 @@ import {
 import { freeVariables } from './analysis.ts';
 import { MAX_EXPRESSION_DEPTH } from './limits.ts';
 import { isSubgroupFunction, SUBGROUP_FUNCTIONS } from './subgroup-functions.ts';
+import { ATOMIC_FUNCTIONS, isAtomicFunction } from './atomic-functions.ts';
 import { errorAt, type SourceSlice, type Token } from './tokens.ts';
 import { findReductionOperation, isReductionName, reductionNames } from '../reduction/registry.ts';
 
@@ -98,6 +99,12 @@ export interface ParserOptions {
   readonly inames?: ReadonlySet<string>;
   /** The arrays whose elements are structs: after one of their elements, `.x` is a field, not a vector component. */
   readonly structs?: ReadonlySet<string>;
+  /**
+   * The expression is the right-hand side of an assignment, which may be one atomic fetch
+   * (`atomicAdd(counter[0], 1)`, atomic-functions.ts) as a whole. Elsewhere (a condition, a
+   * rule, an index, inside a larger expression) a fetch is refused, at its name.
+   */
+  readonly atomicFetch?: boolean;
 }
 
 /** Reads `tokens` (all of them) as one expression. */
@@ -105,6 +112,7 @@ export function parseTokens(tokens: readonly Token[], slice: SourceSlice, option
   const parser = new Parser(tokens, slice, options);
   const e = parser.conditional();
   parser.expectEnd();
+  parser.checkAtomicFetches(e);
   return e;
 }
 
@@ -128,6 +136,8 @@ class Parser {
   private lastOperand: 'literal' | 'operator' | 'other' = 'other';
   /** The tokens `(` and `)` of tuples: parentheses with a comma directly inside, as an argument. */
   private readonly tupleParentheses: ReadonlySet<number>;
+  /** The atomic fetches read, each with its name's token (see `checkAtomicFetches`). */
+  private readonly atomicFetches: { readonly token: Token; readonly call: Expr }[] = [];
 
   constructor(
     private readonly tokens: readonly Token[],
@@ -434,6 +444,25 @@ class Parser {
     return { first, value, bareName: this.pos === start + 1 && first.kind === 'name' ? first : undefined };
   }
 
+  /**
+   * An atomic fetch stands only as the whole right-hand side of an assignment (`atomicFetch`):
+   * it returns the element's old value to the one work-item that updated it, which a larger
+   * expression, a condition or an index would use, or drop, in ways no target can spell as one
+   * indivisible step.
+   */
+  checkAtomicFetches(whole: Expr): void {
+    for (const { token, call: fetch } of this.atomicFetches) {
+      if (this.options.atomicFetch && fetch === whole) continue;
+      const where = this.options.atomicFetch
+        ? 'it cannot be part of a larger expression'
+        : 'it cannot stand in a condition, a substitution rule or an index';
+      throw this.error(
+        token,
+        `${token.text}() updates an element atomically and returns its old value: it must be the whole right-hand side of an assignment to a private temporary (as in '<int32> old = ${token.text}(counter[0], ...)'); ${where}`,
+      );
+    }
+  }
+
   /** `(i, j)` or `[i, j]`: names only. */
   private tuple(): Token[] {
     const closer = this.next().text === '[' ? ']' : ')';
@@ -495,6 +524,18 @@ class Parser {
     if (isSubgroupFunction(name)) {
       const { arity } = SUBGROUP_FUNCTIONS[name];
       if (values.length !== arity) throw arityError(`${arity} argument${arity === 1 ? '' : 's'}`);
+    }
+    if (isAtomicFunction(name)) {
+      const { arity } = ATOMIC_FUNCTIONS[name];
+      if (values.length !== arity) throw arityError(`${arity} arguments`);
+      if (values[0].kind !== 'subscript')
+        throw this.error(
+          args[0].first,
+          `${name}() takes first the array element it updates atomically (as in ${name}(counter[0], ...)), not ${describeValue(values[0])}`,
+        );
+      const fetch = call(name, values);
+      this.atomicFetches.push({ token: nameToken, call: fetch });
+      return fetch;
     }
     // Any other name is a call too: it may be a substitution rule, which the kernel checks.
     return call(name, values);
@@ -687,4 +728,19 @@ function findTupleParentheses(tokens: readonly Token[]): Set<number> {
     }
   });
   return tuples;
+}
+
+/** How an atomic fetch's first argument is named in its error: what it is instead of an element. */
+function describeValue(e: Expr): string {
+  switch (e.kind) {
+    case 'var':
+      return `the name '${e.name}' (an element is written with its index, as in ${e.name}[0])`;
+    case 'int':
+    case 'float':
+    case 'imag':
+    case 'bool':
+      return 'a literal';
+    default:
+      return 'a computed value';
+  }
 }

@@ -9,7 +9,7 @@ import { LoomError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { freeVariables, parseExpression, walk } from '../expr/index.ts';
 import type { BasicSet } from '../sets/index.ts';
-import { assigneeName, forEachSubscript, readExpressions } from '../kernel/accesses.ts';
+import { assigneeName, atomicFetchOf, forEachSubscript, readExpressions } from '../kernel/accesses.ts';
 import type { ArgKind, Instruction, KernelArg, SubstitutionRule, TemporaryVariable } from '../kernel/model.ts';
 import type { DeclaredArg } from './arg-spellings.ts';
 
@@ -42,7 +42,9 @@ export function classifyArguments(
   /** Names read as values somewhere, not only inside the indices of a subscript. */
   const usedAsValue = new Set<string>();
   for (const insn of insns) {
-    for (const a of insn.assignees) {
+    // an atomic fetch's array is written too (and returned by run)
+    const fetched = atomicFetchOf(insn)?.element;
+    for (const a of fetched ? [...insn.assignees, fetched] : insn.assignees) {
       const w = assigneeName(a);
       written.add(w);
       // a written scalar that is not a temporary is a zero-dimensional global array

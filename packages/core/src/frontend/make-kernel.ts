@@ -15,6 +15,7 @@ import type { Expr } from '../expr/nodes.ts';
 import { freeVariables, parseExpression, walk } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
 import { allAccesses, assigneeName, readExpressions } from '../kernel/accesses.ts';
+import { checkAtomicFetches } from '../check/atomic-fetches.ts';
 import { resolveDependencies } from '../kernel/dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
 import { expandAssigneeRuleCalls, resolveBareRuleCalls } from './bare-rule-calls.ts';
@@ -429,6 +430,7 @@ function makeKernelFrom(
   for (const name of vectorArgs) knl = tagVectorLanes(knl, name);
   knl = applyArgLayouts(knl, declared, options);
   checkReadOnly(knl);
+  checkAtomicFetches(knl);
   return applyBaseStorage(knl, temporarySpecs);
 }
 

@@ -6,7 +6,7 @@
  *   v, <> k = argmax(i, a[i], i)   (a multiple assignment: one target per result)
  *   for i, j ... end               if COND ... elif COND ... else ... end
  *   with {id_prefix=p, dep=q*} ... end   (attributes every instruction inside gets)
- *   ... gbarrier   ... lbarrier   ... nop
+ *   ... gbarrier   ... lbarrier   ... nop   ... gfence
  *   rule(x, y) := EXPRESSION
  *
  * This module only reads text into records; what the names mean (arrays, inames,
@@ -25,7 +25,7 @@ import { reductionRegistryVersion } from '../reduction/registry.ts';
 import { type Attributes, emptyAttributes, IDENT, parseAttributes } from './instruction-attributes.ts';
 
 export interface ParsedInstruction {
-  readonly kind: 'assign' | 'c' | 'barrier' | 'nop' | 'call';
+  readonly kind: 'assign' | 'c' | 'barrier' | 'nop' | 'call' | 'fence';
   /** A call of a callable kernel as written (parse-call.ts); `makeKernel` makes its sub-array references. */
   readonly kernelCall?: ParsedKernelCall;
   /** A `cInstruction`'s code (c-instruction.ts). */
@@ -326,11 +326,12 @@ function parseSpecial(
 ): ParsedInstruction {
   // A line starting with `...` and no word after it (`...`, `... {id=b}`) names no special instruction.
   const m = /^\.\.\.\s*(\w+)\s*/.exec(line);
-  if (m === null) throw new LoomError("expected a special instruction after '...' (gbarrier, lbarrier or nop)", span);
+  if (m === null)
+    throw new LoomError("expected a special instruction after '...' (gbarrier, lbarrier, gfence or nop)", span);
   const what = m[1];
-  if (what !== 'gbarrier' && what !== 'lbarrier' && what !== 'nop') {
+  if (what !== 'gbarrier' && what !== 'lbarrier' && what !== 'nop' && what !== 'gfence') {
     throw new LoomError(
-      `unknown special instruction '... ${what}' (expected gbarrier, lbarrier or nop)`,
+      `unknown special instruction '... ${what}' (expected gbarrier, lbarrier, gfence or nop)`,
       at(line.indexOf(what), what.length),
     );
   }
@@ -343,10 +344,10 @@ function parseSpecial(
     attrs = parseAttributes(rest.slice(1, -1), (from, len) => at(restStart + 1 + from, len));
   }
   attrs = withBlockAttributes(attrs, context.withAttributes);
-  if (what === 'nop' && attrs.memKind !== undefined)
-    throw new LoomError("the attribute 'mem_kind' belongs on barriers, not '... nop'", span);
+  if ((what === 'nop' || what === 'gfence') && attrs.memKind !== undefined)
+    throw new LoomError(`the attribute 'mem_kind' belongs on barriers, not '... ${what}'`, span);
   return {
-    kind: what === 'nop' ? 'nop' : 'barrier',
+    kind: what === 'nop' ? 'nop' : what === 'gfence' ? 'fence' : 'barrier',
     barrierScope: what === 'gbarrier' ? 'global' : what === 'lbarrier' ? 'local' : undefined,
     ...attrs,
     predicates: [...context.blockPredicates, ...attrs.predicates],
@@ -416,7 +417,13 @@ function parseAssignment(
   const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) =>
     parseTarget(piece, text, start + offset, structs),
   );
-  const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames, structs });
+  const expression = parseExpression(rhsText, {
+    source: text,
+    offset: start + eq + 1,
+    inames,
+    structs,
+    atomicFetch: true,
+  });
   if (attrs.memKind !== undefined)
     throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
   if (attrs.atomic)

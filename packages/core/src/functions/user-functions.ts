@@ -33,6 +33,7 @@ import { LoomError } from '../errors.ts';
 import { checkName, showName } from '../names.ts';
 import { isReductionName, reductionNames } from '../reduction/registry.ts';
 import { SUBGROUP_FUNCTIONS } from '../expr/subgroup-functions.ts';
+import { ATOMIC_FUNCTIONS } from '../expr/atomic-functions.ts';
 
 /** What a function's spec may say; any other key is an error. */
 const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()([
@@ -156,7 +157,15 @@ export interface UserFunction {
  * it is registered on, as loopy's `register_callable` does (`test_register_function_lookup`).
  */
 const builtIn = (): Set<string> =>
-  new Set([...reductionNames(), ...Object.keys(SUBGROUP_FUNCTIONS), 'if', 'gid', 'lid', 'truediv']);
+  new Set([
+    ...reductionNames(),
+    ...Object.keys(SUBGROUP_FUNCTIONS),
+    ...Object.keys(ATOMIC_FUNCTIONS),
+    'if',
+    'gid',
+    'lid',
+    'truediv',
+  ]);
 
 /** Defines a user function kernels can call (loopy's callables), registered on a kernel with `registerFunction`. */
 export function defineFunction(spec: UserFunctionSpec): UserFunction {

@@ -3,7 +3,8 @@
  * that enclose them, and the scalar names it uses. Substitution-rule calls are
  * expanded first, so an access inside a rule counts where the rule is used.
  */
-import { variable, type Expr, type Subscript } from '../expr/nodes.ts';
+import { variable, type Call, type Expr, type Subscript } from '../expr/nodes.ts';
+import { isAtomicFunction } from '../expr/atomic-functions.ts';
 import {
   checkExpressionBounds,
   freeVariables,
@@ -120,9 +121,28 @@ export function assigneeName(a: Expr): string {
   throw new InternalError(`an assignee must be a variable or an array element, not a ${a.kind}`);
 }
 
-/** The variables an instruction writes (several for a multiple assignment), in order. */
+/**
+ * The variables an instruction writes, in order: its assignees' (several for a multiple
+ * assignment), then the array whose element an atomic fetch updates (`old = atomicAdd(c[0], 1)`
+ * writes `old` and `c`).
+ */
 export function namesWritten(insn: Instruction): string[] {
-  return insn.assignees.map(assigneeName);
+  const fetch = atomicFetchOf(insn);
+  const assigned = insn.assignees.map(assigneeName);
+  return fetch ? [...assigned, fetch.element.array] : assigned;
+}
+
+/**
+ * The atomic fetch an instruction makes (`old = atomicAdd(counter[0], 1)`: its whole value, the
+ * only place the front end lets one stand), with the element it updates; undefined for any other.
+ */
+export function atomicFetchOf(insn: Instruction): { readonly call: Call; readonly element: Subscript } | undefined {
+  const e = insn.expression;
+  if (insn.kind !== 'assign' || e?.kind !== 'call' || !isAtomicFunction(e.fn)) return undefined;
+  const element = e.args[0];
+  if (element?.kind !== 'subscript')
+    throw new InternalError(`instruction '${insn.id}': ${e.fn} updates no array element`);
+  return { call: e, element };
 }
 
 /**
@@ -163,7 +183,9 @@ export function reductionInames(insn: Instruction, rules: ReadonlyMap<string, Su
 export function allAccesses(knl: LoopKernel): Access[] {
   const out: Access[] = [];
   for (const insn of knl.instructions) {
-    for (const a of insn.assignees) {
+    // an atomic fetch reads its element (below, with the value) and writes it
+    const fetched = atomicFetchOf(insn)?.element;
+    for (const a of fetched ? [...insn.assignees, fetched] : insn.assignees) {
       if (a.kind === 'subscript')
         out.push({
           array: a.array,

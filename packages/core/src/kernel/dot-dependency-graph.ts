@@ -161,6 +161,8 @@ function instructionLabel(insn: Instruction): string {
       return `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;
     case 'nop':
       return '... nop';
+    case 'fence':
+      return '... gfence';
     default:
       return unreachable(insn.kind, 'instruction kind');
   }

@@ -140,17 +140,26 @@ export interface CCode {
 
 /**
  * An assignment `assignee = expression`, a multiple assignment `v, k = argmax(i, a[i], i)`,
- * C code given as is (`cInstruction`), or a barrier / no-op placeholder.
+ * C code given as is (`cInstruction`), a barrier, a fence, or a no-op placeholder.
  */
 export interface Instruction {
   /**
    * An assignment, C code (its `cCode`), a barrier, a no-op that only orders others, a call
    * of another kernel of the program (its `call`; inlined before preprocessing, program/inline.ts),
-   * or a call of a user function kept for its side effect, whose result (if any) nothing keeps
+   * a call of a user function kept for its side effect, whose result (if any) nothing keeps
    * (`user-call`: its `expression` is the call and it has no assignees; loopy's call with no
-   * assignees, functions/call-statements.ts).
+   * assignees, functions/call-statements.ts), or a device-wide memory fence (`fence`, the text's
+   * `... gfence`: see below).
+   *
+   * A fence is no barrier: no work-item waits for another at it. Each work-item that runs it
+   * (under its loops and predicates, as an assignment runs) has its accesses of global memory
+   * before the fence seen by every work-group before its accesses after it (CUDA's
+   * `__threadfence()`). With an atomic fetch after it, that is how a work-group hands data to
+   * another within one launch: write, fence, then take a ticket; the work-group whose ticket
+   * says it came last reads what the others wrote (after a fence of its own). Loopy has no
+   * fence; a target without one (WGSL) refuses it (`Target.globalFences`).
    */
-  readonly kind: 'assign' | 'c' | 'barrier' | 'nop' | 'call' | 'user-call';
+  readonly kind: 'assign' | 'c' | 'barrier' | 'nop' | 'call' | 'user-call' | 'fence';
   /** Unique in the kernel; what dependencies and match expressions name. */
   readonly id: string;
   /**

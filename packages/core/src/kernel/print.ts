@@ -140,6 +140,7 @@ export function printInstruction(
   let body: string;
   if (insn.kind === 'barrier') body = `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;
   else if (insn.kind === 'nop') body = '... nop';
+  else if (insn.kind === 'fence') body = '... gfence';
   else if (insn.kind === 'c') {
     // as loopy prints a CInstruction: what it writes, then what it reads, then the code
     const c = insn.cCode!;

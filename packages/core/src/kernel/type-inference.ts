@@ -8,6 +8,7 @@
  */
 import { mathFunctionsWhere } from '../expr/math-functions.ts';
 import { isSubgroupFunction, subgroupFunction, type SubgroupFunctionName } from '../expr/subgroup-functions.ts';
+import { isAtomicFunction } from '../expr/atomic-functions.ts';
 import { complexPart, isComplex, isFloat, isInteger, promote, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { Expr, Reduce } from '../expr/nodes.ts';
@@ -201,6 +202,8 @@ function nodeType(
       if (e.fn === 'indexof' || e.fn === 'indexof_vec') return { dtype: INDEX_DTYPE, weak: false };
       const args = e.args.map((x) => childType(x, typeOf, functions, memo));
       if (isSubgroupFunction(e.fn)) return subgroupCallType(e, args);
+      // an atomic fetch returns the element's old value: the element's dtype (its operands are converted to it)
+      if (isAtomicFunction(e.fn)) return { dtype: args[0].dtype, weak: false };
       const user = functions?.(
         e.fn,
         args.map((a) => a.dtype),

@@ -12,6 +12,7 @@ import type { Expr } from '../expr/nodes.ts';
 import { printExpr, walk } from '../expr/index.ts';
 import type { Target } from '../codegen/target.ts';
 import { targetFacts } from '../codegen/target-facts.ts';
+import { checkAtomicFetchSupport } from '../check/atomic-fetches.ts';
 import { structLayout, structLeaves } from '../structs/layout.ts';
 import type { StructDType } from '../structs/struct-dtype.ts';
 
@@ -30,6 +31,8 @@ export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKe
     const why = t.dtype && target?.unsupportedDType?.(t.dtype);
     if (why) throw new LoomError(`temporary '${t.name}' has dtype ${t.dtype}: ${why}`);
   }
+  // a fetch first: a target without fetches says so, rather than that it has no atomics of the element's dtype
+  if (target) checkAtomicFetchSupport(knl, target);
   if (target) checkAtomics(knl, target);
   checkStructAccesses(knl);
   return knl;

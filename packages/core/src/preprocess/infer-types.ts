@@ -5,7 +5,7 @@
  */
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { expandSubstitutions, namesWritten } from '../kernel/accesses.ts';
+import { assigneeName, expandSubstitutions } from '../kernel/accesses.ts';
 import { functionTypes } from '../functions/resolve.ts';
 import { combineTypes, INDEX_DTYPE, resultTypes, type ExprType, type NameTypes } from '../kernel/type-inference.ts';
 
@@ -27,12 +27,13 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
     ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
     ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name),
   ];
-  // each writer with the position of the target: a multiple assignment writes its k-th result there
+  // each writer with the position of the target: a multiple assignment writes its k-th result
+  // there (an atomic fetch's element is no target: its array was typed when it was declared)
   const writersOf = new Map(
     inferred.map((name) => [
       name,
       knl.instructions.flatMap((insn) =>
-        insn.expression ? namesWritten(insn).flatMap((n, k) => (n === name ? [{ insn, k }] : [])) : [],
+        insn.expression ? insn.assignees.map(assigneeName).flatMap((n, k) => (n === name ? [{ insn, k }] : [])) : [],
       ),
     ]),
   );

@@ -10,6 +10,7 @@
  *   checkTypedKernel         the validity checks on the kernel as written (../check)
  *   checkComplexTypes        the target can store the parts of every complex value
  *   checkCInstructions       the target compiles C, where a cInstruction's code is C
+ *   checkGlobalFences        the target orders memory between work-groups, where a kernel fences it
  *   lowerComplex             complex values become their real and imaginary parts
  *   realizeReductions        `sum(k, e)` becomes an accumulator and its update loop
  *   separateArrays           an array's `sep` axis becomes one array per index
@@ -39,6 +40,7 @@ import { placeTemporaries } from './placement.ts';
 import { privatizeIlpTemporaries } from './privatize-ilp.ts';
 import { checkComplexTypes, checkDtypes } from './check-dtypes.ts';
 import { checkCInstructions } from './check-c-instructions.ts';
+import { checkGlobalFences } from './check-global-fences.ts';
 import { verifyKernel, type KernelProperty } from './verify.ts';
 
 /** What a pass may need besides the kernel. */
@@ -64,6 +66,7 @@ export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<Prepro
   { name: 'checkTypedKernel', run: checkedAsTyped },
   { name: 'checkComplexTypes', run: (knl, { target }) => checkComplexTypes(knl, target) },
   { name: 'checkCInstructions', run: (knl, { target }) => checkCInstructions(knl, target) },
+  { name: 'checkGlobalFences', run: (knl, { target }) => checkGlobalFences(knl, target) },
   { name: 'lowerComplex', run: lowerComplex },
   // reductions first: the passes after them see one assignee per instruction
   {

@@ -11,7 +11,7 @@ import { MissingBarrierError } from '../errors.ts';
 import { toLinear } from '../expr/affine.ts';
 import { floorConstraints, quasiAffine, type FloorVariable } from '../codegen/quasi-affine.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { allAccesses, namesRead, soleAssignee, type Access } from '../kernel/accesses.ts';
+import { allAccesses, atomicFetchOf, namesRead, soleAssignee, type Access } from '../kernel/accesses.ts';
 import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { Linear } from '../linear.ts';
@@ -310,7 +310,9 @@ class SyncAnalysis {
     for (const v of this.sharedWrittenVariables(earlier, later)) {
       const space = this.addressSpaceOf(v);
       if (space === 'private') continue;
-      if (a.atomic && b.atomic) continue;
+      // two atomic accesses of one variable (updates, fetches) need no order between them
+      const atomicOn = (i: Instruction) => i.atomic || atomicFetchOf(i)?.element.array === v;
+      if (atomicOn(a) && atomicOn(b)) continue;
       const [dependent, prerequisite] = this.dependsOn(later, earlier) ? [later, earlier] : [earlier, later];
       // what a work-item copied asynchronously is not there for its own reads until a barrier's wait
       const pendingCopy = this.byId.get(prerequisite)!.asyncCopy === true;

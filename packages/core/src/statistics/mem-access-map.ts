@@ -7,7 +7,9 @@
  *    axis 0 access different elements (its lid stride 0 is known and not 0), otherwise
  *    once per sub-group (a broadcast: the sub-group reads one element);
  *  - a local access is counted once per sub-group;
- *  - accesses in the index of an access count too, in the direction of the access.
+ *  - accesses in the index of an access count too, in the direction of the access;
+ *  - an atomic fetch (`old = atomicAdd(c[i], 1)`) loads and stores its element, as the
+ *    `{atomic}` update `c[i] = c[i] + 1` does.
  */
 import { compiledKernel } from '../program/resolve.ts';
 import type { Program } from '../program/program.ts';
@@ -23,7 +25,7 @@ import { InstructionCounts, type InstructionCountOptions } from './instruction-c
 import { MemAccess, type MemAccessFields } from './keys.ts';
 import { countedInstructions, expressionTyper, type WithinOption } from './kernel-view.ts';
 import { accessStrides } from './strides.ts';
-import { soleAssignee } from '../kernel/accesses.ts';
+import { atomicFetchOf, soleAssignee } from '../kernel/accesses.ts';
 
 /** The options getMemAccessMap reads; any other key is an error. */
 const GET_MEM_ACCESS_MAP_OPTIONS = optionKeys<MemAccessMapOptions>()(['countRedundantWork', 'subgroupSize', 'within']);
@@ -67,6 +69,10 @@ export function accessesOf(knl: LoopKernel, insn: Instruction, typeOf: (e: Expr)
     });
   visit(insn.expression!, 'load');
   visit(soleAssignee(insn), 'store');
+  // an atomic fetch loads its element (above, in the value) and stores it: as an `{atomic}` update is counted
+  const fetched = atomicFetchOf(insn)?.element;
+  const store = fetched && accessAt(knl, fetched, typeOf);
+  if (store) accesses.push(new MemAccess({ ...store, direction: 'store' }));
   return accesses;
 }
 

@@ -5,6 +5,9 @@
  *
  *  - `+` and `-` are `add`, `*` is `mul` (a factor -1 is free, as is a negation),
  *    `/`, `//` and `%` are `div`, `**` is `pow`, a call of `f` is `func:f`;
+ *  - an atomic fetch is the update it makes, as the `{atomic}` update written out is counted:
+ *    `atomicAdd` and `atomicSub` an `add`, `atomicMin` `func:min`, `atomicMax` `func:max`,
+ *    an exchange nothing;
  *  - comparisons, logic, casts and the choice of `if` cost nothing, but both branches of
  *    an `if` are counted (as loopy does);
  *  - operations in array indices are counted unless `countWithinSubscripts` is false.
@@ -15,6 +18,7 @@ import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { InternalError, unreachable } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
+import { atomicFunction, isAtomicFunction, type AtomicFunction } from '../expr/atomic-functions.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
 import type { DType } from '../dtypes.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
@@ -131,6 +135,8 @@ function operationOf(e: Expr): string | undefined {
     case 'bitnot':
       return 'bw';
     case 'call':
+      // an atomic fetch counts as the update it makes, as an `{atomic}` update is counted (its `+`, its `min`)
+      if (isAtomicFunction(e.fn)) return ATOMIC_OPERATIONS[atomicFunction(e.fn).op];
       return `func:${e.fn}`;
     case 'reduce':
       throw new InternalError('getOpMap: a reduction is left after preprocessing');
@@ -138,6 +144,16 @@ function operationOf(e: Expr): string | undefined {
       return undefined;
   }
 }
+
+/** The operation each atomic fetch counts as: none for an exchange (a store), nor for compare-exchange (a comparison costs nothing). */
+const ATOMIC_OPERATIONS: Readonly<Record<AtomicFunction['op'], string | undefined>> = {
+  add: 'add',
+  sub: 'add',
+  min: 'func:min',
+  max: 'func:max',
+  exchange: undefined,
+  'compare-exchange': undefined,
+};
 
 function isMinusOne(e: Expr): boolean {
   return (

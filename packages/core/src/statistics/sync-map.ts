@@ -2,7 +2,9 @@
  * `getSynchronizationMap(knl)`: the synchronizations each work-item goes through, as
  * loopy's `get_synchronization_map` counts them on the linearized kernel: a
  * `kernel_launch` per device kernel, a `barrier_global` per `... gbarrier`, and a
- * `barrier_local` per local barrier, times the iterations of the loops around it.
+ * `barrier_local` per local barrier, times the iterations of the loops around it; and (Loom's,
+ * loopy has none) a `fence_global` per `... gfence`, likewise, whether or not its predicates let
+ * a work-item through.
  */
 import { compiledKernel } from '../program/resolve.ts';
 import type { Program } from '../program/program.ts';
@@ -41,6 +43,7 @@ export function syncMapOf(split: SplitSchedule, counts: InstructionCounts): Sync
       else {
         const insn = kernel.instruction(it.id);
         if (insn.kind === 'barrier') add(`barrier_${insn.barrierScope ?? 'global'}`, loops);
+        else if (insn.kind === 'fence') add('fence_global', loops);
       }
     }
   };
