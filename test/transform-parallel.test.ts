@@ -199,7 +199,7 @@ test('the rotate kernel: missing global barrier, then missing definition', () =>
     (e: unknown) =>
       e instanceof MissingDefinitionError &&
       e.message ===
-        "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition (maybe you forgot to call saveAndReloadTemporaries?)",
+        "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition (maybe you forgot to call saveAndReloadTemporaries?); 'maketmp' wrote it in subkernel 'rotate_v2': to write it after the global barrier instead, make 'maketmp' depend on the barrier (addDependency)",
   );
   const c = generateCode(saveAndReloadTemporaries(rotate(true)), openclTarget()).code;
   assert.match(

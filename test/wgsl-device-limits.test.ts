@@ -4,6 +4,8 @@
  * bindings past 128 MiB, compilation errors, a lost device. The tutorial's kernels against the CPU
  * device are wgsl-device.test.ts.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
@@ -431,6 +433,26 @@ if (device) {
       assert.instance(e, LoomError);
       assert.match((e as Error).message, /WebGPU device was lost/);
     }
+  });
+
+  test("Dawn's devices are destroyed as the process exits (before Node frees what their objects point to)", () => {
+    // a child that makes a device, runs a kernel, and asks after the exit hooks whether it is still alive
+    const script = [
+      "import { webgpuDevice } from '@loom/codegen-wgsl';",
+      "import { makeKernel, run } from '@loom/core';",
+      'const device = await webgpuDevice();',
+      "await run(makeKernel('{ [i]: 0<=i<4 }', 'out[i] = 2*a[i]'), device, { a: new Float32Array(4) });",
+      "process.on('exit', () => {",
+      '  try { device.allocate(4); console.log("alive"); } catch (e) { console.log(e.message); }',
+      '});',
+    ].join('\n');
+    const child = spawnSync(
+      process.execPath,
+      ['--conditions=loom-source', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8', cwd: fileURLToPath(new URL('..', import.meta.url)) },
+    );
+    assert.is(child.status, 0, child.stderr);
+    assert.match(child.stdout, 'the WebGPU device was disposed');
   });
 
   test("float32's largest finite values are literals WGSL accepts (not 3.4028235e38, which exceeds them)", async () => {

@@ -48,6 +48,21 @@ async function loadWebgpu(): Promise<{ create(options: string[]): GPU }> {
   }
 }
 
+/** Dawn's devices, destroyed as the process exits (see `disposeAtExit`); held weakly, so that they can be collected. */
+const alive = new Set<WeakRef<{ dispose(): void }>>();
+
+/**
+ * Destroys the device (and with it the driver's queues and threads) as the process exits, before
+ * Node tears down what Dawn's objects point to: left to exit, Dawn's buffers were freed while a
+ * thread of Mesa's lavapipe still ran code already unloaded, and the process ended in a
+ * segmentation fault about one exit in ten, after everything had run (a test file that passed,
+ * reported as failed). Disposing twice is harmless: a device disposed before is left as it is.
+ */
+export function disposeAtExit(device: { dispose(): void }): void {
+  if (alive.size === 0) process.once('exit', () => alive.forEach((d) => d.deref()?.dispose()));
+  alive.add(new WeakRef(device));
+}
+
 /** Whether this is Node (where Dawn is the way to WebGPU) rather than a browser. */
 export function isNode(): boolean {
   const p = (globalThis as { process?: { versions?: { node?: string } } }).process;

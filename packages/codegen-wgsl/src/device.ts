@@ -101,9 +101,12 @@ export const navigatorGpu: DefaultGpu = async () => (globalThis as { navigator?:
  * package or Node's modules, and bundles for browsers without them.
  */
 let defaultGpu: DefaultGpu = navigatorGpu;
+/** What the entry point does with each device made from its default GPU (Node's: disposes it at exit). */
+let adoptDevice: (device: WebGPUDevice) => void = () => {};
 
-export function setDefaultGpu(gpu: DefaultGpu): void {
+export function setDefaultGpu(gpu: DefaultGpu, adopt: (device: WebGPUDevice) => void = () => {}): void {
   defaultGpu = gpu;
+  adoptDevice = adopt;
 }
 
 /**
@@ -146,7 +149,7 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
         ...(subgroups ? ['subgroups' as GPUFeatureName] : []),
       ],
     });
-    return new WgpuDevice(
+    const made = new WgpuDevice(
       gpu,
       adapter.info,
       device,
@@ -156,6 +159,8 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
       options.cacheSize ?? getDefaultCacheSize(),
       options.bufferPoolBytes ?? DEFAULT_POOL_BYTES,
     );
+    if (!options.gpu) adoptDevice(made);
+    return made;
   } catch (e) {
     unavailable = `the WebGPU adapter refused a device: ${(e as Error).message}`;
     return undefined;

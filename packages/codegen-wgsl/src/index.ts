@@ -6,10 +6,15 @@
  *
  * @module @loom/codegen-wgsl
  */
-import { dawnGpu, isNode } from './dawn.ts';
+import { dawnGpu, disposeAtExit, isNode } from './dawn.ts';
 import { navigatorGpu, setDefaultGpu } from './device.ts';
 
 export * from './api.ts';
 
 // Under the `node` condition yet not in Node (Deno, Bun): their own navigator.gpu, if any.
-setDefaultGpu((options) => (isNode() ? dawnGpu(options.dawnOptions) : navigatorGpu(options)));
+setDefaultGpu(
+  (options) => (isNode() ? dawnGpu(options.dawnOptions) : navigatorGpu(options)),
+  (device) => {
+    if (isNode()) disposeAtExit(device);
+  },
+);

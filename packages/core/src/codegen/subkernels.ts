@@ -87,9 +87,10 @@ function checkHostLoop(knl: LoopKernel, iname: string): void {
  */
 function checkDefinitions(knl: LoopKernel, subkernels: readonly Subkernel[], host: readonly HostScheduleItem[]): void {
   if (subkernels.length < 2 && !hasHostLoops(host)) return;
-  const defined = new Set<string>();
+  // each temporary written by an earlier kernel: the last instruction that wrote it, and where
+  const defined = new Map<string, { readonly writer: string; readonly kernel: string }>();
   const runKernel = (sub: Subkernel) => {
-    const here = new Set<string>();
+    const here = new Map<string, string>();
     const visit = (items: readonly ScheduleItem[]) => {
       for (const it of items) {
         if (it.kind === 'loop') visit(it.body);
@@ -98,18 +99,21 @@ function checkDefinitions(knl: LoopKernel, subkernels: readonly Subkernel[], hos
         for (const name of namesRead(insn, knl.substitutions)) {
           const t = knl.temporaries.get(name);
           if (!t || t.addressSpace === 'global' || t.initializer || here.has(name)) continue;
-          if (defined.has(name)) {
+          const earlier = defined.get(name);
+          if (earlier) {
+            // the value either crosses the barrier (saved and reloaded) or should be made after it: an
+            // instruction that depends on nothing (a reduction's start, for one) runs in the first kernel
             throw new MissingDefinitionError(
-              `temporary variable '${name}' gets used in subkernel '${sub.name}' without a definition (maybe you forgot to call saveAndReloadTemporaries?)`,
+              `temporary variable '${name}' gets used in subkernel '${sub.name}' without a definition (maybe you forgot to call saveAndReloadTemporaries?); '${earlier.writer}' wrote it in subkernel '${earlier.kernel}': to write it after the global barrier instead, make '${earlier.writer}' depend on the barrier (addDependency)`,
             );
           }
         }
         const w = nameWritten(insn);
-        if (w !== undefined) here.add(w);
+        if (w !== undefined) here.set(w, insn.id);
       }
     };
     visit(sub.schedule);
-    for (const n of here) defined.add(n);
+    for (const [n, writer] of here) defined.set(n, { writer, kernel: sub.name });
   };
   const walk = (items: readonly HostScheduleItem[]) => {
     for (const h of items) {

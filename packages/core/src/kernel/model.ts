@@ -9,7 +9,7 @@ import type { StructDType } from '../structs/struct-dtype.ts';
 import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { BasicSet } from '../sets/index.ts';
-import type { SourceSpan } from '../errors.ts';
+import { LoomError, type SourceSpan } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { FrozenMap, frozenField } from './freeze.ts';
 import type { UserFunction } from '../functions/user-functions.ts';
@@ -556,7 +556,12 @@ export class LoopKernel implements LoopKernelFields {
   /** The instruction with id `id`; a `LoomError` when there is none. */
   instruction(id: string): Instruction {
     const insn = this.instructions.find((i) => i.id === id);
-    if (!insn) throw new Error(`no instruction '${id}'`);
+    if (!insn) {
+      const ids = this.instructions.map((i) => i.id);
+      throw new LoomError(
+        `no instruction '${id}' (instructions: ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''})`,
+      );
+    }
     return insn;
   }
 
