@@ -104,9 +104,13 @@ else
   # the tensor cores (issue 30): the best configurations of each product, and PyTorch's HGEMM and TF32 SGEMM
   step torch-hgemm 90 python3 bench/torch_hgemm.py --sizes=4096,8192
   step hgemm 150 ours hgemm --json --backends=cuda --sizes=4096,8192 --modes=hgemm,tf32 --config="$TENSOR_CONFIGS"
-  # Hopper's warpgroup instructions, panels swizzled and copied by the tensor memory accelerator (twenty-fifth session)
-  step wgmma 90 ours hgemm --json --backends=cuda --sizes=4096,8192 --modes=wgmma,wgmma-bf16 \
+  # Hopper's warpgroup instructions, panels swizzled and copied by the tensor memory accelerator (twenty-fifth
+  # session); a configuration at 4096³ takes 20-25 s (NVRTC, the warm-up, nine samples, the check)
+  step wgmma 120 ours hgemm --json --backends=cuda --sizes=4096 --modes=wgmma,wgmma-half,wgmma-bf16 \
     --config='{"warpgroups":2,"columns":256,"tileK":64,"stages":4,"ahead":2,"bulkCopies":true,"swizzled":true}'
+  # TF32 on warpgroup instructions, b transposed first by a kernel of its own (twenty-seventh session)
+  step wgmma-tf32 60 ours hgemm --json --backends=cuda --sizes=4096 --modes=wgmma-tf32 \
+    --config='{"warpgroups":2,"columns":256,"stages":4,"ahead":2,"bulkCopies":true,"transposeFirst":true}'
   # auto-scheduling (issue 31): every benchmark kernel, specialised to its sizes, with a spread of the space
   step auto-schedule 600 ours auto-schedule --json --backends=opencl --budget=55 --measure=10 --fix-sizes --skip-untransformed --spread=5
 fi

@@ -72,6 +72,8 @@ const TORCH_CASE_NAME: Record<string, string> = {
   'computations|transpose': 'x.t().contiguous()',
   'computations|matmul': 'torch.matmul',
   'computations|matmul * k': 'torch.matmul(a, b) * k',
+  // bench/hgemm.ts's TF32 product beside bench/torch_hgemm.py's
+  'matmul|sgemm tf32': 'torch.matmul (cuBLAS, TF32 on)',
   // the batched awkward shape (bench/lib/awkward-sgemm.ts)
   ...Object.fromEntries(
     AWKWARD_SHAPES.filter((s) => s.batch !== undefined).map((s) => [
@@ -158,7 +160,7 @@ md.push('profiling (median of launches); CUDA kernels by CUDA events around each
 md.push('WebGPU kernels by wall time over dozens of dispatches in one submit;');
 md.push('PyTorch by CUDA events over back-to-back calls; `pointwise()` calls by wall time, back to back.', '');
 
-md.push('## Targets (issues 7, 14, 17, 18 and 26)', '');
+md.push('## Targets (issues 7, 14, 17, 18, 26 and 30)', '');
 md.push('| target | measured | met |', '| --- | --- | --- |');
 const targets = targetRows();
 for (const row of targets) md.push(`| ${row.join(' | ')} |`);
@@ -424,6 +426,7 @@ function targetRows(): string[][] {
     rows.push([`MatrixMul 4096³ with mulConst fused, ${backend}: ratio ≥ the unfused matmul's`, measured, met]);
   }
   rows.push(...cudaRows());
+  rows.push(...issue30Rows());
   // issue 18: the kernels compared with loopy, each 50x faster than loopy's median (OpenCL C, as loopy generates)
   for (const { name, what, loopyMs } of LOOPY_COMPARISON) {
     const l = find('codegen', 'opencl', name);
@@ -526,6 +529,108 @@ function cudaRows(): string[][] {
       ratio === null ? 'not measured' : ratio >= 1 ? 'yes' : 'no',
     ];
   });
+}
+
+/**
+ * Issue 30's targets: SGEMM at cuBLAS on each GPU backend, the tensor cores against PyTorch's own
+ * products (bench/hgemm.ts beside bench/torch_hgemm.py: the best of Loom's kernels for each kind of
+ * factor), the full sum and cumsum against PyTorch's on every GPU backend, `pointwise()` transposed on
+ * OpenCL, and the roofline's predictions within 25% of the measured times. Rows without a measurement
+ * say so; a run without the GPU machine's backends adds none.
+ */
+function issue30Rows(): string[][] {
+  if (!ours.some((l) => l.backend === 'cuda' || l.backend === 'opencl' || l.backend === 'webgpu')) return [];
+  const rows: string[][] = [];
+  const verdict = (ratio: number | null | undefined, bar: number) =>
+    ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no';
+  const torchLine = (bench: string, c: string, size: number) => torch.get(`${bench}|${c}|${size}`);
+  const described = (l: Line | undefined, ratio: number | null, reference: string) =>
+    l ? `${l.value} ${l.unit}, ${ratio ?? '?'}x ${reference}` : '';
+  for (const [backend, bar] of [
+    ['cuda', 0.9],
+    ['opencl', 0.85],
+    ['webgpu', 0.7],
+  ] as const) {
+    const l = ours.find((x) => x.bench === 'matmul' && x.backend === backend && x.case === 'sgemm' && x.size === 4096);
+    rows.push([
+      `SGEMM 4096³, ${backend} (issue 30): ≥ ${bar}x cuBLAS`,
+      described(l, l?.ratio ?? null, l?.reference ?? ''),
+      verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
+    ]);
+  }
+  for (const shape of AWKWARD_SHAPES)
+    for (const backend of ['cuda', 'opencl']) {
+      const l = ours.find(
+        (x) => x.bench === 'matmul' && x.backend === backend && x.case === awkwardCase(shape) && x.size === awkwardSize(shape),
+      );
+      rows.push([
+        `SGEMM ${awkwardTitle(shape)}, ${backend} (issue 30): ≥ 0.8x cuBLAS`,
+        described(l, l?.ratio ?? null, l?.reference ?? ''),
+        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, 0.8),
+      ]);
+    }
+  // the tensor cores: the fastest of Loom's products of each kind of factor against PyTorch's at 4096³
+  for (const [what, cases, reference, torchCase] of [
+    [
+      'HGEMM (float16 factors)',
+      ['hgemm (tensor cores)', 'wgmma hgemm (tensor cores)', 'wgmma half out (tensor cores)'],
+      'torch.matmul in half precision',
+      'hgemm half out',
+    ],
+    [
+      'bfloat16 GEMM',
+      ['bf16 (tensor cores)', 'wgmma bf16 (tensor cores)'],
+      'torch.matmul in bfloat16',
+      'bf16 bf16 out',
+    ],
+    ['TF32 SGEMM', ['sgemm tf32 (tensor cores)', 'wgmma tf32 (tensor cores)'], 'cuBLAS with TF32 on', 'sgemm tf32'],
+  ] as const) {
+    const candidates = ours.filter(
+      (x) => x.bench === 'matmul' && x.backend === 'cuda' && x.size === 4096 && (cases as readonly string[]).includes(x.case),
+    );
+    const best = candidates.reduce<Line | undefined>((b, x) => (b && b.value >= x.value ? b : x), undefined);
+    const t = torchLine('matmul', torchCase, 4096);
+    const ratio = best && t ? roundRatio(best.value / t.value) : null;
+    rows.push([
+      `${what} 4096³, cuda (issue 30): ≥ 0.7x ${reference}`,
+      best ? `${described(best, ratio, `${reference} (${t?.value ?? '?'} ${best.unit})`)}; ${best.case}` : '',
+      verdict(ratio, 0.7),
+    ]);
+  }
+  // the sums and running sums on every GPU backend (bench/computations.ts)
+  for (const [c, what, reference, bar] of [
+    ['reduce all', 'full sum of 2^26', 'torch.sum', 1.0],
+    ['scan all', 'cumsum of 2^26', 'torch.cumsum', 0.9],
+  ] as const)
+    for (const backend of ['cuda', 'opencl', 'webgpu']) {
+      const l = ours.find((x) => x.bench === 'computations' && x.backend === backend && x.case === c && x.size === 2 ** 26);
+      rows.push([
+        `${what}, ${backend} (issue 30): ≥ ${bar}x ${reference}`,
+        described(l, l?.ratio ?? null, l?.reference ?? ''),
+        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
+      ]);
+    }
+  const transposed = ours.find((x) => x.bench === 'elementwise' && x.backend === 'opencl' && x.case === 'transposed');
+  rows.push([
+    'pointwise() transposed, opencl (issue 30): ≥ 1.5x torch.add',
+    described(transposed, transposed?.ratio ?? null, transposed?.reference ?? ''),
+    verdict(transposed?.reference?.startsWith('torch') ? transposed.ratio : null, 1.5),
+  ]);
+  // the roofline: every kernel's prediction within 25% of its measured time, on each backend
+  for (const backend of ['opencl', 'webgpu']) {
+    const measured = ours.filter((x) => x.bench === 'roofline' && x.backend === backend && x.referenceValue != null);
+    const off = measured.map((x) => ({ c: x.case, r: x.referenceValue! / x.value }));
+    const worst = off.reduce<(typeof off)[number] | undefined>(
+      (w, x) => (w && Math.abs(Math.log(w.r)) >= Math.abs(Math.log(x.r)) ? w : x),
+      undefined,
+    );
+    rows.push([
+      `roofline, ${backend} (issue 30): every prediction within 25% of the measured time`,
+      worst ? `furthest: ${worst.c}, predicted / measured ${round(worst.r)}` : '',
+      worst ? (worst.r >= 1 / 1.25 && worst.r <= 1.25 ? 'yes' : 'no') : 'not measured',
+    ]);
+  }
+  return rows;
 }
 
 function roundRatio(x: number | null): number | null {
