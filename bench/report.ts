@@ -561,7 +561,11 @@ function issue30Rows(): string[][] {
   for (const shape of AWKWARD_SHAPES)
     for (const backend of ['cuda', 'opencl']) {
       const l = ours.find(
-        (x) => x.bench === 'matmul' && x.backend === backend && x.case === awkwardCase(shape) && x.size === awkwardSize(shape),
+        (x) =>
+          x.bench === 'matmul' &&
+          x.backend === backend &&
+          x.case === awkwardCase(shape) &&
+          x.size === awkwardSize(shape),
       );
       rows.push([
         `SGEMM ${awkwardTitle(shape)}, ${backend} (issue 30): ≥ 0.8x cuBLAS`,
@@ -586,7 +590,11 @@ function issue30Rows(): string[][] {
     ['TF32 SGEMM', ['sgemm tf32 (tensor cores)', 'wgmma tf32 (tensor cores)'], 'cuBLAS with TF32 on', 'sgemm tf32'],
   ] as const) {
     const candidates = ours.filter(
-      (x) => x.bench === 'matmul' && x.backend === 'cuda' && x.size === 4096 && (cases as readonly string[]).includes(x.case),
+      (x) =>
+        x.bench === 'matmul' &&
+        x.backend === 'cuda' &&
+        x.size === 4096 &&
+        (cases as readonly string[]).includes(x.case),
     );
     const best = candidates.reduce<Line | undefined>((b, x) => (b && b.value >= x.value ? b : x), undefined);
     const t = torchLine('matmul', torchCase, 4096);
@@ -603,7 +611,9 @@ function issue30Rows(): string[][] {
     ['scan all', 'cumsum of 2^26', 'torch.cumsum', 0.9],
   ] as const)
     for (const backend of ['cuda', 'opencl', 'webgpu']) {
-      const l = ours.find((x) => x.bench === 'computations' && x.backend === backend && x.case === c && x.size === 2 ** 26);
+      const l = ours.find(
+        (x) => x.bench === 'computations' && x.backend === backend && x.case === c && x.size === 2 ** 26,
+      );
       rows.push([
         `${what}, ${backend} (issue 30): ≥ ${bar}x ${reference}`,
         described(l, l?.ratio ?? null, l?.reference ?? ''),
