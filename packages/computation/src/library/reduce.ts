@@ -207,19 +207,19 @@ export function reduce<D extends DType>(
         const groups = pass.tree ? Math.ceil(current / (pass.w * pass.perItem)) : 1;
         if (pass.tree && groups > 1 && lastGroup && outputView) {
           // the work-groups' values combined by the last of them: one launch (see the file's comment)
-          const kernel = lastGroupPass(
+          const cut = {
             dtype,
-            predicate,
-            view,
-            outputView,
+            p: predicate,
+            input: view,
+            output: outputView,
             rows,
-            current,
+            length: current,
             groups,
-            pass.w,
-            pass.perItem,
+            w: pass.w,
+            perItem: pass.perItem,
             device,
-          );
-          plan.kernelCall(kernel, {
+          };
+          plan.kernelCall(lastGroupPass(cut), {
             out: output,
             inp: source,
             partial: plan.tempArray(dtype, [rows, groups]),
@@ -232,7 +232,18 @@ export function reduce<D extends DType>(
         const targetView: View =
           final && outputView ? outputView : { shape: [rows, groups], at: (row, g) => `out[${row}, ${g}]` };
         const kernel = pass.tree
-          ? treePass(dtype, predicate, view, targetView, rows, current, groups, pass.w, pass.perItem, device)
+          ? treePass({
+              dtype,
+              p: predicate,
+              input: view,
+              output: targetView,
+              rows,
+              length: current,
+              groups,
+              w: pass.w,
+              perItem: pass.perItem,
+              device,
+            })
           : rowPass(dtype, predicate, view, targetView, rows, current, pass.w);
         plan.kernelCall(kernel, { out: target, inp: source });
         if (final) {
@@ -313,59 +324,105 @@ function arrays(dtype: DType, input: View, output: View) {
   return [globalArg('inp', { dtype, shape: input.shape }), globalArg('out', { dtype, shape: output.shape })];
 }
 
-function treePass(
-  dtype: DType,
-  p: Predicate,
-  input: View,
-  output: View,
-  rows: number,
-  length: number,
-  groups: number,
-  w: number,
-  perItem: number,
-  device: Pick<DeviceParameters, 'unrollsConstantLoops'>,
-): LoopKernel {
+/** How a tree pass is cut: its rows of `length` elements, `groups` work-groups a row of `w` work-items, `perItem` elements each. */
+interface TreeCut {
+  readonly dtype: DType;
+  readonly p: Predicate;
+  readonly input: View;
+  readonly output: View;
+  readonly rows: number;
+  readonly length: number;
+  readonly groups: number;
+  readonly w: number;
+  readonly perItem: number;
+  readonly device: Pick<DeviceParameters, 'unrollsConstantLoops'>;
+}
+
+/** A sum is core's reduction over l.0 (by subgroups where the device has them, else core's tree). */
+const isSum = (p: Predicate) => p.operation === 'a + b' && p.empty === 0;
+
+/**
+ * Each work-item's `acc`: the empty value, then its `perItem` elements combined (instructions
+ * `init` and `gather`). The element work-item l combines at step c lies W apart from its
+ * neighbours' (coalesced) where the order may change, else in its own run; a row cut into whole
+ * work-groups needs no bounds guard, every index being below its length.
+ */
+function gatherLines({ dtype, p, input, length, groups, w, perItem }: TreeCut): string[] {
   const empty = emptyLiteral(p, dtype);
-  const finish = (knl: LoopKernel) =>
-    tagInames(device.unrollsConstantLoops ? knl : unrollLoads(knl, perItem), { row: 'g.1', g: 'g.0', l: 'l.0' });
-  // the element work-item l combines at step c: W apart (coalesced) when the order may change, else its own run
   const k = p.commutative ? `(g * ${perItem} + c) * ${w} + l` : `(g * ${w} + l) * ${perItem} + c`;
-  // a row cut into whole work-groups needs no bounds guard: every index is below its length
   const element =
     groups * w * perItem === length ? input.at('row', k) : `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`;
-  const lines = [
+  return [
     `<${dtype}> acc = ${empty} {id=init, inames=row:g:l}`,
     `acc = ${combine(p, 'acc', element)} {id=gather, dep=init, inames=row:g:l:c}`,
-    `tile[l] = acc {id=tile, dep=gather, inames=row:g:l}`,
   ];
-  const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} }`;
-  if (p.operation === 'a + b' && p.empty === 0) {
-    // a sum is core's reduction over l.0: by subgroups where the device has them, else core's tree
-    lines[2] = `${output.at('row', 'g')} = sum(l, acc) {id=store, dep=gather, inames=row:g}`;
-    return finish(makeKernel(domain, lines.join('\n'), arrays(dtype, input, output), { name: 'reduce_tree' }));
-  }
-  let previous = 'tile';
+}
+
+/**
+ * The work-group's W values (`value`, after `dep`) combined in the local array `tile` in log2(W)
+ * steps; `last` is the last step's id, after which `tile[0]` holds them all. A commutative
+ * predicate halves the active work-items (l with l + W/2, ...); any other combines neighbours,
+ * each value with the one after it, so that every value stands for a run of consecutive ones.
+ */
+function workGroupTree(
+  p: Predicate,
+  w: number,
+  tile: string,
+  value: string,
+  dep: string,
+  indent = '',
+): { lines: string[]; last: string } {
+  const lines = [`${indent}${tile}[l] = ${value} {id=${tile}_fill, dep=${dep}, inames=row:g:l}`];
+  let previous = `${tile}_fill`;
   for (let h = w / 2, s = 0; h >= 1; h /= 2, s++) {
     // step s: h work-items each combine two values, the first and the one `apart` after it
     const apart = w / (2 * h);
     const [into, other] = p.commutative ? ['l', `l + ${h}`] : [`${2 * apart} * l`, `${2 * apart} * l + ${apart}`];
     lines.push(
-      `if l < ${h}`,
-      `  tile[${into}] = ${combine(p, `tile[${into}]`, `tile[${other}]`)} {id=step${s}, dep=${previous}, inames=row:g:l}`,
-      'end',
+      `${indent}if l < ${h}`,
+      `${indent}  ${tile}[${into}] = ${combine(p, `${tile}[${into}]`, `${tile}[${other}]`)} {id=${tile}_step${s}, dep=${previous}, inames=row:g:l}`,
+      `${indent}end`,
     );
-    previous = `step${s}`;
+    previous = `${tile}_step${s}`;
   }
+  return { lines, last: previous };
+}
+
+/**
+ * The tree pass's loops on the grid: rows on g.1, work-groups on g.0, work-items on l.0, the
+ * elements' loads unrolled where the target's compilers would not unroll them.
+ */
+function onGrid(knl: LoopKernel, { device, perItem }: TreeCut): LoopKernel {
+  return tagInames(device.unrollsConstantLoops ? knl : unrollLoads(knl, perItem), { row: 'g.1', g: 'g.0', l: 'l.0' });
+}
+
+/**
+ * The tree pass (see the file's comment): each work-group's value into `out[row, g]`.
+ * The tile is declared with its W values: the indices of the ordered tree reach past W for the
+ * work-items its guards leave out, which a shape found from the accesses would count.
+ */
+function treePass(cut: TreeCut): LoopKernel {
+  const { dtype, p, input, output, rows, groups, w, perItem } = cut;
+  const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} }`;
+  const lines = gatherLines(cut);
+  if (isSum(p)) {
+    lines.push(`${output.at('row', 'g')} = sum(l, acc) {id=store, dep=gather, inames=row:g}`);
+    return onGrid(makeKernel(domain, lines.join('\n'), arrays(dtype, input, output), { name: 'reduce_tree' }), cut);
+  }
+  const tree = workGroupTree(p, w, 'tile', 'acc', 'gather');
   // one work-item stores the work-group's value (the others are guarded out: no race)
-  lines.push('if l == 0', `  ${output.at('row', 'g')} = tile[0] {id=store, dep=${previous}, inames=row:g:l}`, 'end');
-  // the tile declared with its W values: the indices of the ordered tree reach past W for
-  // the work-items its guards leave out, which a shape found from the accesses would count
+  lines.push(
+    ...tree.lines,
+    'if l == 0',
+    `  ${output.at('row', 'g')} = tile[0] {id=store, dep=${tree.last}, inames=row:g:l}`,
+    'end',
+  );
   const tile = temporaryVariable('tile', { dtype, shape: [w], addressSpace: 'local' });
   const knl = makeKernel(domain, lines.join('\n'), [...arrays(dtype, input, output), tile], {
     name: 'reduce_tree',
     silencedWarnings: ['write_race(store)'],
   });
-  return finish(knl);
+  return onGrid(knl, cut);
 }
 
 /**
@@ -373,52 +430,22 @@ function treePass(
  * `partial[row, g]` holds work-group g's value, `counter[row]` the row's tickets, `last[0]`
  * tells the work-group's work-items whether theirs was the row's last.
  */
-function lastGroupPass(
-  dtype: DType,
-  p: Predicate,
-  input: View,
-  output: View,
-  rows: number,
-  length: number,
-  groups: number,
-  w: number,
-  perItem: number,
-  device: Pick<DeviceParameters, 'unrollsConstantLoops'>,
-): LoopKernel {
+function lastGroupPass(cut: TreeCut): LoopKernel {
+  const { dtype, p, input, output, rows, groups, w, perItem } = cut;
   const empty = emptyLiteral(p, dtype);
-  const k = `(g * ${perItem} + c) * ${w} + l`;
-  const element =
-    groups * w * perItem === length ? input.at('row', k) : `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`;
   // the values work-item l combines in the last work-group: the row's l, l + W, ...
   const rounds = Math.ceil(groups / w);
   const partial = `partial[row, q * ${w} + l]`;
   const value = groups === rounds * w ? partial : `if(q * ${w} + l < ${groups}, ${partial}, ${empty})`;
-  const sum = p.operation === 'a + b' && p.empty === 0;
-  // a work-group's W values into one, in local memory: core's sum(l, ...) for a sum (by
-  // subgroups where the device has them), else the tree the tree pass makes
-  const tree = (tile: string, from: string, dep: string, indent: string): { lines: string[]; last: string } => {
-    if (sum) return { lines: [], last: dep };
-    const lines = [`${indent}${tile}[l] = ${from} {id=${tile}_fill, dep=${dep}, inames=row:g:l}`];
-    let previous = `${tile}_fill`;
-    for (let h = w / 2, s = 0; h >= 1; h /= 2, s++) {
-      lines.push(
-        `${indent}if l < ${h}`,
-        `${indent}  ${tile}[l] = ${combine(p, `${tile}[l]`, `${tile}[l + ${h}]`)} {id=${tile}_step${s}, dep=${previous}, inames=row:g:l}`,
-        `${indent}end`,
-      );
-      previous = `${tile}_step${s}`;
-    }
-    return { lines, last: previous };
-  };
-  const own = tree('tile', 'acc', 'gather', '');
-  const theirs = tree('tile_last', 'total', 'gather_last', '  ');
+  const sum = isSum(p);
+  // a work-group's W values into one: core's sum(l, ...) for a sum, else the tree pass's tree
+  const own = sum ? undefined : workGroupTree(p, w, 'tile', 'acc', 'gather');
+  const theirs = sum ? undefined : workGroupTree(p, w, 'tile_last', 'total', 'gather_last', '  ');
   const lines = [
-    `<${dtype}> acc = ${empty} {id=init, inames=row:g:l}`,
-    `acc = ${combine(p, 'acc', element)} {id=gather, dep=init, inames=row:g:l:c}`,
-    ...own.lines,
-    sum ? `<${dtype}> mine = sum(l, acc) {id=mine, dep=gather, inames=row:g}` : '',
+    ...gatherLines(cut),
+    ...(own ? own.lines : [`<${dtype}> mine = sum(l, acc) {id=mine, dep=gather, inames=row:g}`]),
     'if l == 0',
-    `  partial[row, g] = ${sum ? 'mine' : 'tile[0]'} {id=store, dep=${sum ? 'mine' : own.last}, inames=row:g:l}`,
+    `  partial[row, g] = ${own ? 'tile[0]' : 'mine'} {id=store, dep=${own ? own.last : 'mine'}, inames=row:g:l}`,
     // what the work-group wrote is there for every work-group before its ticket is taken
     '  ... gfence {id=release, dep=store, inames=row:g:l}',
     '  <int32> ticket = atomicAdd(counter[row], 1) {id=ticket, dep=release, inames=row:g:l}',
@@ -430,20 +457,20 @@ function lastGroupPass(
     `  <${dtype}> total = ${empty} {id=init_last, dep=last, inames=row:g:l}`,
     // the tickets order these reads after the other work-groups' stores: no barrier between them
     `  total = ${combine(p, 'total', value)} {id=gather_last, dep=init_last:acquire, inames=row:g:l:q, nosync=store@global}`,
-    ...theirs.lines,
-    ...(sum
-      ? [`  ${output.at('row', '0')} = sum(l, total) {id=result, dep=gather_last, inames=row:g}`]
-      : [
+    ...(theirs
+      ? [
+          ...theirs.lines,
           '  if l == 0',
           `    ${output.at('row', '0')} = tile_last[0] {id=result, dep=${theirs.last}, inames=row:g:l}`,
           '  end',
-        ]),
+        ]
+      : [`  ${output.at('row', '0')} = sum(l, total) {id=result, dep=gather_last, inames=row:g}`]),
     '  if l == 0',
     // every work-group took its ticket before the last one did: nothing else touches the counter
     '    counter[row] = 0 {id=reset, dep=result, nosync=ticket@global, inames=row:g:l}',
     '  end',
     'end',
-  ].filter((l) => l !== '');
+  ];
   const domain = `{ [row, g, l, c, q]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} and 0 <= q < ${rounds} }`;
   const temporaries = [
     temporaryVariable('last', { dtype: 'int32', shape: [1], addressSpace: 'local' }),
@@ -463,7 +490,7 @@ function lastGroupPass(
     // one work-group of a row gets through the predicates on `last`: no race
     { name: 'reduce_last_group', silencedWarnings: ['write_race(result)', 'write_race(reset)'] },
   );
-  return tagInames(device.unrollsConstantLoops ? knl : unrollLoads(knl, perItem), { row: 'g.1', g: 'g.0', l: 'l.0' });
+  return onGrid(knl, cut);
 }
 
 /**
