@@ -12,7 +12,11 @@
 /** The bits of the canonical quiet NaN (a NaN keeps no payload: its low bits would be cut). */
 const NAN_BITS = 0x7fc0;
 
-/** The bfloat16 bits nearest to `value` (ties to even), rounded once, straight from the double. */
+/**
+ * The bfloat16 bits nearest to `value` (ties to even), rounded once, straight from the double: its
+ * exponent and top 7 mantissa bits are bfloat16's, the bits below decide the rounding (a mantissa
+ * rounded up to 128 carries into the exponent, as the bit pattern does by itself).
+ */
 export function bfloat16Bits(value: number): number {
   if (Number.isNaN(value)) return NAN_BITS;
   const sign = value < 0 || Object.is(value, -0) ? 0x8000 : 0;
@@ -23,13 +27,15 @@ export function bfloat16Bits(value: number): number {
     // subnormal: a multiple of 2^-133 (rounding up to 128 gives the smallest normal, correctly)
     return sign | roundHalfEven(a * 2 ** 133);
   }
-  let exponent = Math.floor(Math.log2(a));
-  // log2 may land one off next to a power of two
-  if (2 ** exponent > a) exponent--;
-  if (2 ** (exponent + 1) <= a) exponent++;
-  const mantissa = roundHalfEven((a / 2 ** exponent - 1) * 128);
-  // a mantissa rounded up to 128 carries into the exponent, as the bit pattern does by itself
-  return sign | ((exponent + 127) * 128 + mantissa);
+  DOUBLE[0] = a;
+  const high = WORDS[HIGH]!;
+  const exponent = ((high >>> 20) & 0x7ff) - 1023;
+  let bits = ((exponent + 127) << 7) | ((high >>> 13) & 0x7f);
+  // the first bit dropped, and whether any after it is set (the rest of the high word, the low word)
+  const roundBit = high & 0x1000;
+  const sticky = (high & 0xfff) | WORDS[1 - HIGH]!;
+  if (roundBit && (sticky || bits & 1)) bits++;
+  return sign | bits;
 }
 
 /** The number bfloat16 bits stand for (the upper half of a float32's bits). */
@@ -43,6 +49,10 @@ export const roundToBfloat16 = (value: number): number => bfloat16Value(bfloat16
 
 const BITS = new Uint32Array(1);
 const FLOAT = new Float32Array(BITS.buffer);
+/** A double's two 32-bit words (`HIGH` the one with the sign and exponent, whatever the platform's byte order). */
+const DOUBLE = new Float64Array(1);
+const WORDS = new Uint32Array(DOUBLE.buffer);
+const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 function roundHalfEven(x: number): number {
   const r = Math.round(x);

@@ -5,7 +5,17 @@
  * `h` literals, elementwise tensors and scalars).
  */
 
-/** The float16 bits nearest to `value` (ties to even), rounded once, straight from the double. */
+/** A double's two 32-bit words (`HIGH` the one with the sign and exponent, whatever the platform's byte order). */
+const double = new Float64Array(1);
+const words = new Uint32Array(double.buffer);
+const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
+/**
+ * The float16 bits nearest to `value` (ties to even), rounded once, straight from the double: its
+ * exponent and top 10 mantissa bits are the half's, the bits below decide the rounding (a mantissa
+ * rounded up to 1024 carries into the exponent, as the bit pattern does by itself). Called for every
+ * element of a half array filled from numbers, so it reads the double's bits rather than its log2.
+ */
 export function float16Bits(value: number): number {
   if (Number.isNaN(value)) return 0x7e00;
   const sign = value < 0 || Object.is(value, -0) ? 0x8000 : 0;
@@ -16,17 +26,27 @@ export function float16Bits(value: number): number {
     // subnormal: a multiple of 2^-24 (rounding up to 1024 gives the smallest normal, correctly)
     return sign | roundHalfEven(a * 2 ** 24);
   }
-  let exponent = Math.floor(Math.log2(a));
-  // log2 may land one off next to a power of two
-  if (2 ** exponent > a) exponent--;
-  if (2 ** (exponent + 1) <= a) exponent++;
-  const mantissa = roundHalfEven((a / 2 ** exponent - 1) * 1024);
-  // a mantissa rounded up to 1024 carries into the exponent, as the bit pattern does by itself
-  return sign | ((exponent + 15) * 1024 + mantissa);
+  double[0] = a;
+  const high = words[HIGH]!;
+  const exponent = ((high >>> 20) & 0x7ff) - 1023;
+  let half = ((exponent + 15) << 10) | ((high >>> 10) & 0x3ff);
+  // the first bit dropped, and whether any after it is set (the rest of the high word, the low word)
+  const roundBit = high & 0x200;
+  const sticky = (high & 0x1ff) | words[1 - HIGH]!;
+  if (roundBit && (sticky || half & 1)) half++;
+  return sign | half;
 }
+
+/** Every half's value, made once when first asked for: a half is a float32 exactly. */
+let values: Float32Array | undefined;
 
 /** The number float16 bits stand for. */
 export function float16Value(bits: number): number {
+  values ??= Float32Array.from({ length: 0x10000 }, (_, b) => decodeFloat16(b));
+  return values[bits & 0xffff]!;
+}
+
+function decodeFloat16(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;
   const exponent = (bits >> 10) & 0x1f;
   const mantissa = bits & 0x3ff;
