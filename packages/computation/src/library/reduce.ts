@@ -205,21 +205,22 @@ export function reduce<D extends DType>(
       for (let current = length; ; ) {
         const pass = cutPass(current, rows, device, options);
         const groups = pass.tree ? Math.ceil(current / (pass.w * pass.perItem)) : 1;
+        // a tree pass over this input, writing where `output` says
+        const cutInto = (tree: PassCut & { tree: true }, output: View): TreeCut => ({
+          dtype,
+          p: predicate,
+          input: view,
+          output,
+          rows,
+          length: current,
+          groups,
+          w: tree.w,
+          perItem: tree.perItem,
+          device,
+        });
         if (pass.tree && groups > 1 && lastGroup && outputView) {
           // the work-groups' values combined by the last of them: one launch (see the file's comment)
-          const cut = {
-            dtype,
-            p: predicate,
-            input: view,
-            output: outputView,
-            rows,
-            length: current,
-            groups,
-            w: pass.w,
-            perItem: pass.perItem,
-            device,
-          };
-          plan.kernelCall(lastGroupPass(cut), {
+          plan.kernelCall(lastGroupPass(cutInto(pass, outputView)), {
             out: output,
             inp: source,
             partial: plan.tempArray(dtype, [rows, groups]),
@@ -232,18 +233,7 @@ export function reduce<D extends DType>(
         const targetView: View =
           final && outputView ? outputView : { shape: [rows, groups], at: (row, g) => `out[${row}, ${g}]` };
         const kernel = pass.tree
-          ? treePass({
-              dtype,
-              p: predicate,
-              input: view,
-              output: targetView,
-              rows,
-              length: current,
-              groups,
-              w: pass.w,
-              perItem: pass.perItem,
-              device,
-            })
+          ? treePass(cutInto(pass, targetView))
           : rowPass(dtype, predicate, view, targetView, rows, current, pass.w);
         plan.kernelCall(kernel, { out: target, inp: source });
         if (final) {
