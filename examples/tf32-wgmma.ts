@@ -18,7 +18,6 @@
  * ```
  */
 import {
-  addDependency,
   addDtypes,
   addPrefetch,
   asyncCopies,
@@ -130,10 +129,7 @@ export function tf32WgmmaKernel(n: number, config: Tf32WgmmaConfig, options: Tf3
   if (bulk.length) knl = bulkCopies(knl, bulk);
   const copied = ['a_fetch', 'b_fetch'].filter((f) => !bulk.includes(f));
   if (copied.length) knl = asyncCopies(knl, copied);
-  knl = tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes, precision: 'tf32' });
-  // the sums' start (the reduction's new instruction, as loopy's, depends on nothing) belongs after the
-  // barrier too, in the product's kernel
-  return config.transposeFirst ? addDependency(knl, 'id:insn_init', 'id:b_transposed') : knl;
+  return tensorize(knl, { m: 'i_tile', n: 'j_tile', k: 'k_tile' }, { lanes, precision: 'tf32' });
 }
 
 /**

@@ -77,6 +77,7 @@ test('the passes run from one named list, in this order', () => {
       'separateArrays',
       'placeTemporaries',
       'privatizeIlpTemporaries',
+      'keepWritersWithReaders',
       'checkDtypes',
     ],
   );

@@ -199,7 +199,7 @@ test('the rotate kernel: missing global barrier, then missing definition', () =>
     (e: unknown) =>
       e instanceof MissingDefinitionError &&
       e.message ===
-        "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition (maybe you forgot to call saveAndReloadTemporaries?); 'maketmp' wrote it in subkernel 'rotate_v2': to write it after the global barrier instead, make 'maketmp' depend on the barrier (addDependency)",
+        "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition (maybe you forgot to call saveAndReloadTemporaries?); 'maketmp' wrote it in subkernel 'rotate_v2', before the global barrier",
   );
   const c = generateCode(saveAndReloadTemporaries(rotate(true)), openclTarget()).code;
   assert.match(
@@ -265,6 +265,49 @@ for (const device of testDevices()) {
     assert.equal(
       Array.from(big),
       Array.from({ length: 64 }, (_, k) => ((k + 63) % 64) * 3),
+    );
+  });
+
+  test(`${device.name}: a temporary's writer that depends on nothing lands in its readers' kernel, after a global barrier`, async () => {
+    // 'start' depends on nothing: without keepWritersWithReaders it was scheduled into the first kernel
+    const knl = makeKernel(
+      ['{ [t]: 0 <= t < n }', '{ [i]: 0 <= i < n }'],
+      [
+        'twice[t] = 2*a[t]  {id=double}',
+        '... gbarrier  {id=written, dep=double}',
+        '<float32> c = 3  {id=start}',
+        'out[i] = c*twice[i]  {id=use, dep=written:start}',
+      ].join('\n'),
+      [temporaryVariable('twice', { dtype: 'float32', shape: ['n'], addressSpace: 'global' }), '...'],
+    );
+    const a = randomFloat32(40, 3);
+    const { out } = await run(knl, device, { a });
+    assertClose(
+      out as Float32Array,
+      Float32Array.from(a, (x) => 6 * x),
+      'c * twice',
+      1e-6,
+      1e-6,
+    );
+    // a value that must cross the barrier (its writer comes before it) is still refused, saying so
+    const crossing = addDtypes(
+      makeKernel(
+        '{ [i]: 0 <= i < 8 }',
+        [
+          'for i',
+          '  <float32> t = 2*a[i]  {id=w}',
+          '  ... gbarrier  {id=b, dep=w}',
+          '  out[i] = t  {dep=b}',
+          'end',
+        ].join('\n'),
+      ),
+      { a: 'float32' },
+    );
+    assert.throws(
+      () => generateCode(crossing, device.target),
+      (e: unknown) =>
+        e instanceof MissingDefinitionError &&
+        /'w' wrote it in subkernel '\w+', before the global barrier/.test((e as Error).message),
     );
   });
 

@@ -101,10 +101,10 @@ function checkDefinitions(knl: LoopKernel, subkernels: readonly Subkernel[], hos
           if (!t || t.addressSpace === 'global' || t.initializer || here.has(name)) continue;
           const earlier = defined.get(name);
           if (earlier) {
-            // the value either crosses the barrier (saved and reloaded) or should be made after it: an
-            // instruction that depends on nothing (a reduction's start, for one) runs in the first kernel
+            // a writer nothing orders before the barrier follows it already (keepWritersWithReaders):
+            // this value crosses the barrier
             throw new MissingDefinitionError(
-              `temporary variable '${name}' gets used in subkernel '${sub.name}' without a definition (maybe you forgot to call saveAndReloadTemporaries?); '${earlier.writer}' wrote it in subkernel '${earlier.kernel}': to write it after the global barrier instead, make '${earlier.writer}' depend on the barrier (addDependency)`,
+              `temporary variable '${name}' gets used in subkernel '${sub.name}' without a definition (maybe you forgot to call saveAndReloadTemporaries?); '${earlier.writer}' wrote it in subkernel '${earlier.kernel}', before the global barrier`,
             );
           }
         }

@@ -16,6 +16,7 @@
  *   separateArrays           an array's `sep` axis becomes one array per index
  *   placeTemporaries         each `auto` temporary goes to private or local memory
  *   privatizeIlpTemporaries  temporaries written in ILP or vec lanes get one copy per lane
+ *   keepWritersWithReaders   a temporary's writer waits for the global barrier all its readers wait for
  *   checkDtypes              every dtype is known and the target can store it
  *
  * Each pass is a function from kernel to kernel, in its own file. With `LOOM_DEBUG` set, the
@@ -41,6 +42,7 @@ import { privatizeIlpTemporaries } from './privatize-ilp.ts';
 import { checkComplexTypes, checkDtypes } from './check-dtypes.ts';
 import { checkCInstructions } from './check-c-instructions.ts';
 import { checkGlobalFences } from './check-global-fences.ts';
+import { keepWritersWithReaders } from './writers-after-barriers.ts';
 import { verifyKernel, type KernelProperty } from './verify.ts';
 
 /** What a pass may need besides the kernel. */
@@ -77,6 +79,7 @@ export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<Prepro
   { name: 'separateArrays', run: separateArrays },
   { name: 'placeTemporaries', run: placeTemporaries, establishes: ['temporariesPlaced'] },
   { name: 'privatizeIlpTemporaries', run: privatizeIlpTemporaries },
+  { name: 'keepWritersWithReaders', run: keepWritersWithReaders },
   { name: 'checkDtypes', run: (knl, { target }) => checkDtypes(knl, target) },
 ]);
 
