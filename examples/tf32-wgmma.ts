@@ -8,13 +8,16 @@
  *  - TF32 factors are read only with their lines along k (no transposed reads, as halves have): a's rows
  *    are, and b's panel is stored transposed (`tagArrayAxes 'N0,N1'`: b_fetch[j][k]), copied element by
  *    element (`asyncCopies`: a copy cannot transpose a box), where a's panel is one request of the tensor
- *    memory accelerator a step (`bulkCopies`);
+ *    memory accelerator a step (`bulkCopies`); or, with `transposeFirst` (the fastest: 0.76x cuBLAS TF32 at
+ *    4096³ on an H100, 0.91x at 8192³, where copying b a float at a time reached 0.36x), b is transposed
+ *    first by a kernel of its own into a global temporary, and both panels are one request each a step;
  *  - the tile is `tensorize`d with `lanes: 128` and `precision: 'tf32'`: 64 x N x 8 tiles (sm_90a).
  *
  * CUDA runs it on GPUs of compute capability 9.0 (refused elsewhere, before anything runs); the CPU
  * device computes the same tiles as loops, from the same layouts.
  * ```ts
  * const knl = tf32WgmmaKernel(4096, TF32_WGMMA_DEFAULT);
+ * const fastest = tf32WgmmaKernel(4096, TF32_TRANSPOSED_FIRST);   // two kernels, a global barrier between
  * ```
  */
 import {
@@ -61,6 +64,16 @@ export interface Tf32WgmmaConfig {
 /** Two warpgroups a 128 x 128 block, four buffers: the first configuration measured. */
 export const TF32_WGMMA_DEFAULT: Tf32WgmmaConfig = { warpgroups: 2, columns: 128, stages: 4, bulkCopies: true };
 
+/** b transposed first, 2 warpgroups x 256 columns, 4 buffers filled 2 steps ahead: the fastest measured at 4096³. */
+export const TF32_TRANSPOSED_FIRST: Tf32WgmmaConfig = {
+  warpgroups: 2,
+  columns: 256,
+  stages: 4,
+  ahead: 2,
+  bulkCopies: true,
+  transposeFirst: true,
+};
+
 /** The configurations the benchmark tries. */
 export const TF32_WGMMA_CONFIGS: readonly Tf32WgmmaConfig[] = [
   TF32_WGMMA_DEFAULT,
@@ -70,7 +83,7 @@ export const TF32_WGMMA_CONFIGS: readonly Tf32WgmmaConfig[] = [
   { warpgroups: 1, columns: 128, stages: 4, bulkCopies: true },
   // b transposed first by a kernel of its own: both panels one request a step
   { warpgroups: 2, columns: 256, stages: 3, bulkCopies: true, transposeFirst: true },
-  { warpgroups: 2, columns: 256, stages: 4, ahead: 2, bulkCopies: true, transposeFirst: true },
+  TF32_TRANSPOSED_FIRST,
 ];
 
 /** k staged a line of 32 floats (128 bytes) at a time. */
@@ -106,7 +119,8 @@ export function tf32WgmmaKernel(n: number, config: Tf32WgmmaConfig, options: Tf3
   let knl = fixParameters(config.transposeFirst ? transposingSgemm() : plainSgemm(bTransposed), { n });
   if (config.transposeFirst) knl = tiledTransposition(knl);
   knl = warpgroupBlocks(knl, warpgroups, columns, TILE_K, 8, config.transposeFirst ? 'b_lines' : 'b');
-  // a's rows 4 floats (16 bytes) a copy; b's elements one at a time (transposed, no copy spans 16 bytes)
+  // a's rows 4 floats (16 bytes) a copy; b's too where its rows are lines along k, else its elements one at
+  // a time (transposed, no copy spans 16 bytes)
   knl = stagedIn16Bytes(knl, 'a', rows * TILE_K, warpgroups, lanes, 'rows', 4);
   if (lines) knl = stagedIn16Bytes(knl, 'b', columns * TILE_K, warpgroups, lanes, 'rows', 4);
   else {
