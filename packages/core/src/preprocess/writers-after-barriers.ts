@@ -42,11 +42,23 @@ export function keepWritersWithReaders(knl: LoopKernel): LoopKernel {
       .filter((t) => t.addressSpace === 'private' || t.addressSpace === 'local')
       .map((t) => t.name),
   );
+  // each temporary's writers and readers, every instruction's names read once
+  const writersOf = new Map<string, Instruction[]>();
+  const readersOf = new Map<string, Instruction[]>();
+  const note = (map: Map<string, Instruction[]>, name: string, insn: Instruction) => {
+    if (!inKernel.has(name)) return;
+    const list = map.get(name);
+    if (list) list.push(insn);
+    else map.set(name, [insn]);
+  };
+  for (const insn of knl.instructions) {
+    for (const name of new Set(namesWritten(insn))) note(writersOf, name, insn);
+    for (const name of namesRead(insn, knl.substitutions)) note(readersOf, name, insn);
+  }
   const added = new Map<string, string[]>();
   for (const name of inKernel) {
-    const writers = knl.instructions.filter((i) => namesWritten(i).includes(name));
-    const readers = knl.instructions.filter((i) => namesRead(i, knl.substitutions).has(name));
-    for (const w of writers) {
+    const readers = readersOf.get(name) ?? [];
+    for (const w of writersOf.get(name) ?? []) {
       const others = readers.filter((r) => r.id !== w.id);
       if (others.length === 0) continue;
       for (const b of barriers) {
