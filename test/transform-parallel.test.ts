@@ -24,7 +24,7 @@ import {
   type LoopKernel,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
-import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
+import { assertClose, randomFloat32, supportsDType, testDevices } from './support/devices.ts';
 
 const code = (knl: LoopKernel) => generateCode(addDtypes(knl, { a: 'float32' }), openclTarget()).code;
 const lines = (c: string) =>
@@ -309,6 +309,32 @@ for (const device of testDevices()) {
         e instanceof MissingDefinitionError &&
         /'w' wrote it in subkernel '\w+', before the global barrier/.test((e as Error).message),
     );
+  });
+
+  test(`${device.name}: atomic updates of any form (a compare-and-swap loop where the target has no instruction for it)`, async () => {
+    // each element multiplied by 2 (floats) or 3 (integers) by each of 8 work-items: the order does
+    // not matter, so every device gives exactly these (integers wrap as Loom's do)
+    for (const dtype of ['float32', 'float64', 'int32'] as const) {
+      if (!supportsDType(device, dtype)) continue;
+      const factor = dtype === 'int32' ? 3 : 2;
+      let knl = makeKernel('{ [i]: 0<=i<32 }', `out[i%4] = ${factor}*out[i%4] {atomic}`, [
+        globalArg('out', { dtype, shape: [4] }),
+        '...',
+      ]);
+      knl = splitIname(knl, 'i', 8, { outerTag: 'g.0', innerTag: 'l.0' });
+      const start =
+        dtype === 'int32'
+          ? new Int32Array([1, 2, -7, 5])
+          : dtype === 'float64'
+            ? new Float64Array([1, -1, 0.5, 3])
+            : new Float32Array([1, -1, 0.5, 3]);
+      const { out } = await run(knl, device, { out: start.slice() });
+      assert.equal(
+        Array.from(out as ArrayLike<number>),
+        Array.from(start as ArrayLike<number>, (x) => (dtype === 'int32' ? Math.imul(x, 3 ** 8) : x * 256)),
+        `${device.name} ${dtype}`,
+      );
+    }
   });
 
   test(`${device.name}: an atomic histogram`, async () => {

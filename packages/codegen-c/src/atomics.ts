@@ -32,6 +32,24 @@ export function cAtomic(
 }
 
 /**
+ * An atomic update of any other form (`CDialect.atomicCompareSwap`): `old` loaded, `next` computed
+ * from it, and exchanged where the element still holds `old` (`__atomic_compare_exchange` reloads
+ * `old` where it does not), relaxed as every update here.
+ */
+export function cAtomicCompareSwap(
+  dtype: DType,
+  address: string,
+  old: string,
+  next: string,
+  _printer: CExpressionPrinter,
+  insnId: string,
+): string {
+  checkAtomicDType('updates', dtype, insnId);
+  const t = cType(dtype);
+  return `{ ${t} ${old}, loom_next; __atomic_load(${address}, &${old}, __ATOMIC_RELAXED); do loom_next = ${next}; while (!__atomic_compare_exchange(${address}, &${old}, &loom_next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)); }`;
+}
+
+/**
  * The compare-and-swap helper of `op` on `dtype`, recorded on the printer: a statement for an
  * update, or (`returnsOld`, a fetch) an expression of the value it replaced.
  */

@@ -10,7 +10,7 @@
  */
 import { InternalError } from '@loom/core';
 import type { CDialect, VectorSpelling } from '@loom/codegen-cfamily';
-import { cAtomic, cAtomicFetch, cAtomicLoad, cAtomicStore } from './atomics.ts';
+import { cAtomic, cAtomicCompareSwap, cAtomicFetch, cAtomicLoad, cAtomicStore } from './atomics.ts';
 import { cFloatToInteger, cLiteral, cType } from './c-types.ts';
 import { cBfloat16Storage } from './bfloat16-storage.ts';
 import { cHalfStorage } from './half-storage.ts';
@@ -86,6 +86,7 @@ export const cDialect: CDialect = {
   bfloat16Storage: cBfloat16Storage,
   vectors: cVectors,
   atomic: cAtomic,
+  atomicCompareSwap: cAtomicCompareSwap,
   atomicStore: cAtomicStore,
   atomicLoad: cAtomicLoad,
   // the __atomic builtins take plain pointers

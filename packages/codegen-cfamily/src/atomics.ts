@@ -53,7 +53,28 @@ export function printAtomic(
     if (space === 'private') return `${printer.place(target)} = ${v};`;
     return printer.dialect.atomicStore(dtype, address, v, printer, insnId, space);
   }
-  const update = atomicUpdateOf(target, value, insnId);
-  const operand = printer.print(update.operand, dtype);
-  return printer.dialect.atomic(update, dtype, address, operand, printer, insnId, space);
+  const compareSwap = printer.dialect.atomicCompareSwap;
+  const update = compareSwap ? simpleUpdateOf(target, value) : atomicUpdateOf(target, value, insnId);
+  if (update) {
+    const operand = printer.print(update.operand, dtype);
+    return printer.dialect.atomic(update, dtype, address, operand, printer, insnId, space);
+  }
+  // any other form: the value computed from the element's old value, in a compare-and-swap loop
+  const old = 'loom_old';
+  printer.localTypes.set(old, dtype);
+  const next = printer.print(
+    E.mapExpr(value, (x) => (E.exprEquals(x, target) ? E.variable(old) : x)),
+    dtype,
+  );
+  return compareSwap!(dtype, address, old, next, printer, insnId, space);
+}
+
+/** `atomicUpdateOf`'s forms, or undefined for any other. */
+function simpleUpdateOf(target: Expr, value: Expr): AtomicUpdate | undefined {
+  try {
+    return atomicUpdateOf(target, value, '');
+  } catch (e) {
+    if (e instanceof LoomError) return undefined;
+    throw e;
+  }
 }

@@ -188,6 +188,21 @@ export interface CDialect {
     space: CAddressSpace,
   ): string;
   /**
+   * The statement of an atomic update of any other form (`out[k] = 2*out[k] + 1`): a
+   * compare-and-swap loop that declares `old` (of `dtype`), loads the element into it, computes
+   * `next` (printed from `old`) and stores it where the element still holds `old`, else tries
+   * again. Absent: such updates are refused, naming the forms the target updates.
+   */
+  atomicCompareSwap?(
+    dtype: DType,
+    address: string,
+    old: string,
+    next: string,
+    printer: CExpressionPrinter,
+    insnId: string,
+    space: CAddressSpace,
+  ): string;
+  /**
    * The statement storing `value` (printed in `dtype`) atomically at `address` in memory `space`:
    * an atomic store (loopy's `atomic=init`, or `{atomic}` on a value that does not read its target).
    */

@@ -145,11 +145,14 @@ export class CExpressionPrinter {
   /** Types per expression node, remembered: printing asks for an operand's type at every level. */
   private readonly types: (e: Expr) => ExprType;
 
+  /** Variables a statement declares for itself (an atomic update's old value), by name: their dtypes. */
+  readonly localTypes = new Map<string, DType>();
+
   constructor(
     readonly dialect: CDialect,
     private readonly typeOf: NameTypes,
   ) {
-    this.types = exprTypes(typeOf);
+    this.types = exprTypes((name) => this.localTypes.get(name) ?? typeOf(name));
   }
 
   /** Prints `e` converted to `want` (when given). */

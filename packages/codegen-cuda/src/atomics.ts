@@ -30,6 +30,34 @@ export function cudaAtomic(
 }
 
 /**
+ * An atomic update of any other form (`CDialect.atomicCompareSwap`): `old` loaded, `next` computed
+ * from it, and stored by `atomicCAS` where the element still holds `old` (a float's bits as an
+ * unsigned int, a double's as an unsigned long long), else again from what the exchange found.
+ */
+export function cudaAtomicCompareSwap(
+  dtype: DType,
+  address: string,
+  old: string,
+  next: string,
+  _printer: CExpressionPrinter,
+  insnId: string,
+): string {
+  const casts: Partial<Record<DType, readonly [string, string, string, string]>> = {
+    int32: ['int', 'int', '', ''],
+    uint32: ['unsigned int', 'unsigned int', '', ''],
+    float32: ['float', 'unsigned int', '__float_as_uint', '__uint_as_float'],
+    float64: ['double', 'unsigned long long', '(unsigned long long) __double_as_longlong', '__longlong_as_double'],
+  };
+  const cast = casts[dtype];
+  if (!cast)
+    throw new LoomError(
+      `instruction '${insnId}': atomic updates of ${dtype} are not supported on CUDA (int32, uint32, float32, float64 are)`,
+    );
+  const [t, bits, toBits, fromBits] = cast;
+  return `{ ${bits} *loom_bits = (${bits} *) ${address}; ${bits} loom_prev, loom_seen = *loom_bits; do { loom_prev = loom_seen; ${t} const ${old} = ${fromBits}(loom_prev); loom_seen = atomicCAS(loom_bits, loom_prev, ${toBits}(${next})); } while (loom_seen != loom_prev); }`;
+}
+
+/**
  * The compare-and-swap helper for an atomic float minimum or maximum, recorded on the printer: a
  * statement for an update, or (`returnsOld`, a fetch) an expression of the value it replaced.
  */

@@ -18,7 +18,7 @@ import {
   type VectorSpelling,
 } from '@loom/codegen-cfamily';
 import { DYNAMIC_SHARED_ALIGNMENT, STATIC_SHARED_BYTES } from './shared-memory.ts';
-import { cudaAtomic, cudaAtomicFetch, cudaAtomicLoad, cudaAtomicStore } from './atomics.ts';
+import { cudaAtomic, cudaAtomicCompareSwap, cudaAtomicFetch, cudaAtomicLoad, cudaAtomicStore } from './atomics.ts';
 import { cudaFloatToInteger, cudaLiteral, cudaType } from './c-types.ts';
 import { cudaBfloat16Storage } from './bfloat16-storage.ts';
 import { cudaHalfStorage } from './half-storage.ts';
@@ -122,6 +122,7 @@ export const cudaDialect: CDialect = {
   bfloat16Storage: cudaBfloat16Storage,
   vectors: cudaVectors,
   atomic: cudaAtomic,
+  atomicCompareSwap: cudaAtomicCompareSwap,
   atomicStore: cudaAtomicStore,
   atomicLoad: cudaAtomicLoad,
   // atomicAdd and atomicExch take plain pointers: loads are volatile where they are read

@@ -9,7 +9,7 @@
 import { constantLocalSize, nameTable, type DType } from '@loom/core';
 import type { CDialect, ProgramFacts } from '@loom/codegen-cfamily';
 import { C_MATH_FUNCTIONS, KEEP_ROLLED } from '@loom/codegen-cfamily';
-import { openclAtomic, openclAtomicFetch, openclAtomicStore } from './atomics.ts';
+import { openclAtomic, openclAtomicCompareSwap, openclAtomicFetch, openclAtomicStore } from './atomics.ts';
 import { clLiteral, clType, floatToIntegerHelper } from './c-types.ts';
 import { openclBfloat16Storage } from './bfloat16-storage.ts';
 import { openclHalfStorage } from './half-storage.ts';
@@ -67,6 +67,7 @@ export const openclDialect: CDialect = {
       `select((${vectorType})(${otherwise}), (${vectorType})(${then}), ${condition})`,
   },
   atomic: openclAtomic,
+  atomicCompareSwap: openclAtomicCompareSwap,
   atomicStore: openclAtomicStore,
   // loopy's "cl1" atomics: a variable accessed atomically is volatile, so every read is a load
   atomicQualifier: 'volatile ',
