@@ -320,21 +320,32 @@ function sig(x: number): number {
   return Number(x.toPrecision(4));
 }
 
-/** The issue's targets, each with what was measured and whether it is met. */
-function targetRows(): string[][] {
-  const rows: string[][] = [];
-  const find = (bench: string, backend: string, c: string, size?: number) =>
-    ours.find(
-      (l) => l.bench === bench && l.backend === backend && l.case === c && (size === undefined || l.size === size),
-    );
-  const verdict = (ratio: number | null | undefined, bar: number) =>
-    ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no';
-  // a row compared with PyTorch: what was measured, and whether it reaches `bar`
-  const againstTorch = (what: string, l: Line | undefined, unit: string, bar: number) => [
+// (function declarations: the report's top level calls them before this point)
+
+/** Our line of `bench`, `backend` and case `c` (of `size`, where given). */
+function find(bench: string, backend: string, c: string, size?: number): Line | undefined {
+  return ours.find(
+    (l) => l.bench === bench && l.backend === backend && l.case === c && (size === undefined || l.size === size),
+  );
+}
+
+/** Whether `ratio` reaches `bar`, or 'not measured'. */
+function verdict(ratio: number | null | undefined, bar: number): string {
+  return ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no';
+}
+
+/** A row compared with PyTorch: what was measured, and whether it reaches `bar`. */
+function againstTorch(what: string, l: Line | undefined, unit: string, bar: number): string[] {
+  return [
     what,
     l ? `${l.value} ${unit}, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
     verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
   ];
+}
+
+/** The issue's targets, each with what was measured and whether it is met. */
+function targetRows(): string[][] {
+  const rows: string[][] = [];
   const layouts = ['contiguous', 'rows', 'transposed'] as const;
   for (const [backend, bar] of [
     ['opencl', 0.95],
@@ -543,37 +554,20 @@ function issue30Rows(): string[][] {
   const ROOFLINE_KERNELS = ['pointwise add', 'tiled transpose'];
   if (!ours.some((l) => l.backend === 'cuda' || l.backend === 'opencl' || l.backend === 'webgpu')) return [];
   const rows: string[][] = [];
-  const verdict = (ratio: number | null | undefined, bar: number) =>
-    ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no';
-  const torchLine = (bench: string, c: string, size: number) => torch.get(`${bench}|${c}|${size}`);
-  const described = (l: Line | undefined, ratio: number | null, reference: string) =>
-    l ? `${l.value} ${l.unit}, ${ratio ?? '?'}x ${reference}` : '';
   for (const [backend, bar] of [
     ['cuda', 0.9],
     ['opencl', 0.85],
     ['webgpu', 0.7],
   ] as const) {
-    const l = ours.find((x) => x.bench === 'matmul' && x.backend === backend && x.case === 'sgemm' && x.size === 4096);
-    rows.push([
-      `SGEMM 4096³, ${backend} (issue 30): ≥ ${bar}x cuBLAS`,
-      described(l, l?.ratio ?? null, l?.reference ?? ''),
-      verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
-    ]);
+    const l = find('matmul', backend, 'sgemm', 4096);
+    rows.push(againstTorch(`SGEMM 4096³, ${backend} (issue 30): ≥ ${bar}x cuBLAS`, l, l?.unit ?? '', bar));
   }
   for (const shape of AWKWARD_SHAPES)
     for (const backend of ['cuda', 'opencl']) {
-      const l = ours.find(
-        (x) =>
-          x.bench === 'matmul' &&
-          x.backend === backend &&
-          x.case === awkwardCase(shape) &&
-          x.size === awkwardSize(shape),
+      const l = find('matmul', backend, awkwardCase(shape), awkwardSize(shape));
+      rows.push(
+        againstTorch(`SGEMM ${awkwardTitle(shape)}, ${backend} (issue 30): ≥ 0.8x cuBLAS`, l, l?.unit ?? '', 0.8),
       );
-      rows.push([
-        `SGEMM ${awkwardTitle(shape)}, ${backend} (issue 30): ≥ 0.8x cuBLAS`,
-        described(l, l?.ratio ?? null, l?.reference ?? ''),
-        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, 0.8),
-      ]);
     }
   // the tensor cores: the fastest of Loom's products of each kind of factor against PyTorch's at 4096³
   for (const [what, cases, reference, torchCase] of [
@@ -599,11 +593,13 @@ function issue30Rows(): string[][] {
         (cases as readonly string[]).includes(x.case),
     );
     const best = candidates.reduce<Line | undefined>((b, x) => (b && b.value >= x.value ? b : x), undefined);
-    const t = torchLine('matmul', torchCase, 4096);
+    const t = torch.get(`matmul|${torchCase}|4096`);
     const ratio = best && t ? roundRatio(best.value / t.value) : null;
     rows.push([
       `${what} 4096³, cuda (issue 30): ≥ 0.7x ${reference}`,
-      best ? `${described(best, ratio, `${reference} (${t?.value ?? '?'} ${best.unit})`)}; ${best.case}` : '',
+      best
+        ? `${best.value} ${best.unit}, ${ratio ?? '?'}x ${reference} (${t?.value ?? '?'} ${best.unit}); ${best.case}`
+        : '',
       verdict(ratio, 0.7),
     ]);
   }
@@ -613,21 +609,18 @@ function issue30Rows(): string[][] {
     ['scan all', 'cumsum of 2^26', 'torch.cumsum', 0.9],
   ] as const)
     for (const backend of ['cuda', 'opencl', 'webgpu']) {
-      const l = ours.find(
-        (x) => x.bench === 'computations' && x.backend === backend && x.case === c && x.size === 2 ** 26,
-      );
-      rows.push([
-        `${what}, ${backend} (issue 30): ≥ ${bar}x ${reference}`,
-        described(l, l?.ratio ?? null, l?.reference ?? ''),
-        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
-      ]);
+      const l = find('computations', backend, c, 2 ** 26);
+      rows.push(againstTorch(`${what}, ${backend} (issue 30): ≥ ${bar}x ${reference}`, l, l?.unit ?? '', bar));
     }
-  const transposed = ours.find((x) => x.bench === 'elementwise' && x.backend === 'opencl' && x.case === 'transposed');
-  rows.push([
-    'pointwise() transposed, opencl (issue 30): ≥ 1.5x torch.add',
-    described(transposed, transposed?.ratio ?? null, transposed?.reference ?? ''),
-    verdict(transposed?.reference?.startsWith('torch') ? transposed.ratio : null, 1.5),
-  ]);
+  const transposed = find('elementwise', 'opencl', 'transposed');
+  rows.push(
+    againstTorch(
+      'pointwise() transposed, opencl (issue 30): ≥ 1.5x torch.add',
+      transposed,
+      transposed?.unit ?? '',
+      1.5,
+    ),
+  );
   // the roofline: the memory-bound kernels' predictions (the issue's pointwise add, and the tiled
   // transpose) within 25% of their measured times, on each backend
   for (const backend of ['opencl', 'webgpu']) {
