@@ -46,7 +46,15 @@ export function cAtomicCompareSwap(
 ): string {
   checkAtomicDType('updates', dtype, insnId);
   const t = cType(dtype);
-  return `{ ${t} ${old}, loom_next; __atomic_load(${address}, &${old}, __ATOMIC_RELAXED); do loom_next = ${next}; while (!__atomic_compare_exchange(${address}, &${old}, &loom_next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)); }`;
+  return [
+    '{',
+    `  ${t} ${old}, loom_next;`,
+    `  __atomic_load(${address}, &${old}, __ATOMIC_RELAXED);`,
+    '  do',
+    `    loom_next = ${next};`,
+    `  while (!__atomic_compare_exchange(${address}, &${old}, &loom_next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));`,
+    '}',
+  ].join('\n');
 }
 
 /**

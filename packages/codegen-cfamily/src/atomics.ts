@@ -3,9 +3,18 @@
  * minimum and maximum, and a value that does not read its target (`atomic=init`, loopy's
  * AtomicInit) an atomic store. Which operation is meant is the same in every C-family
  * language; how it is done (built-in atomics, a compare-and-swap loop) is the dialect's
- * `atomic` and `atomicStore`.
+ * `atomic` and `atomicStore`. An update of any other form is the dialect's compare-and-swap loop
+ * (`atomicCompareSwap`), where it has one; an atomic fetch (`atomicAdd(counter[0], 1)`), its `atomicFetch`.
  */
-import { expr as E, InternalError, LoomError, type DType, type Expr } from '@loom/core';
+import {
+  atomicFunction,
+  expr as E,
+  InternalError,
+  LoomError,
+  type AtomicFunctionName,
+  type DType,
+  type Expr,
+} from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 
 /** An atomic update `target = target op operand`. */
@@ -16,8 +25,8 @@ export interface AtomicUpdate {
   readonly operand: Expr;
 }
 
-/** Recognizes `t = t + e` (or `e + t`), `t = min(t, e)`, `t = max(t, e)`. */
-export function atomicUpdateOf(target: Expr, value: Expr, insnId: string): AtomicUpdate {
+/** `t = t + e` (or `e + t`), `t = min(t, e)`, `t = max(t, e)` as their update; undefined for any other form. */
+function matchAtomicUpdate(target: Expr, value: Expr): AtomicUpdate | undefined {
   if (value.kind === 'binary' && value.op === '+') {
     if (E.exprEquals(value.left, target)) return { op: 'add', operand: value.right };
     if (E.exprEquals(value.right, target)) return { op: 'add', operand: value.left };
@@ -26,6 +35,13 @@ export function atomicUpdateOf(target: Expr, value: Expr, insnId: string): Atomi
     if (E.exprEquals(value.args[0], target)) return { op: value.fn, operand: value.args[1] };
     if (E.exprEquals(value.args[1], target)) return { op: value.fn, operand: value.args[0] };
   }
+  return undefined;
+}
+
+/** Recognizes `t = t + e` (or `e + t`), `t = min(t, e)`, `t = max(t, e)`; any other form is a LoomError. */
+export function atomicUpdateOf(target: Expr, value: Expr, insnId: string): AtomicUpdate {
+  const update = matchAtomicUpdate(target, value);
+  if (update) return update;
   throw new LoomError(
     `instruction '${insnId}' is marked atomic, but only updates of the form x = x + e, x = min(x, e), x = max(x, e) can be done atomically`,
   );
@@ -54,7 +70,7 @@ export function printAtomic(
     return printer.dialect.atomicStore(dtype, address, v, printer, insnId, space);
   }
   const compareSwap = printer.dialect.atomicCompareSwap;
-  const update = compareSwap ? simpleUpdateOf(target, value) : atomicUpdateOf(target, value, insnId);
+  const update = compareSwap ? matchAtomicUpdate(target, value) : atomicUpdateOf(target, value, insnId);
   if (update) {
     const operand = printer.print(update.operand, dtype);
     return printer.dialect.atomic(update, dtype, address, operand, printer, insnId, space);
@@ -66,15 +82,21 @@ export function printAtomic(
     E.mapExpr(value, (x) => (E.exprEquals(x, target) ? E.variable(old) : x)),
     dtype,
   );
-  return compareSwap!(dtype, address, old, next, printer, insnId, space);
+  return compareSwap!.call(printer.dialect, dtype, address, old, next, printer, insnId, space);
 }
 
-/** `atomicUpdateOf`'s forms, or undefined for any other. */
-function simpleUpdateOf(target: Expr, value: Expr): AtomicUpdate | undefined {
-  try {
-    return atomicUpdateOf(target, value, '');
-  } catch (e) {
-    if (e instanceof LoomError) return undefined;
-    throw e;
-  }
+/**
+ * An atomic fetch, `atomicAdd(counter[0], 1)` (the whole value of an assignment: core's
+ * check/atomic-fetches.ts), as the dialect spells it: its element's address and its operands
+ * in the element's dtype `t`.
+ */
+export function printAtomicFetch(e: Extract<Expr, { kind: 'call' }>, t: DType, printer: CExpressionPrinter): string {
+  const [element, ...operands] = e.args;
+  const spell = printer.dialect.atomicFetch;
+  if (element?.kind !== 'subscript' || !spell)
+    throw new InternalError(`the atomic fetch ${E.printExpr(e)} reached the ${printer.dialect.language} printer`);
+  const { op } = atomicFunction(e.fn as AtomicFunctionName);
+  const address = `&${printer.place(element)}`;
+  const printed = operands.map((o) => printer.print(o, t));
+  return spell.call(printer.dialect, op, t, address, printed, printer, printer.addressSpaceOf(element.array));
 }

@@ -191,7 +191,8 @@ export interface CDialect {
    * The statement of an atomic update of any other form (`out[k] = 2*out[k] + 1`): a
    * compare-and-swap loop that declares `old` (of `dtype`), loads the element into it, computes
    * `next` (printed from `old`) and stores it where the element still holds `old`, else tries
-   * again. Absent: such updates are refused, naming the forms the target updates.
+   * again: a block, its lines joined by newlines (the caller indents them). Absent: such updates
+   * are refused, naming the forms the target updates.
    */
   atomicCompareSwap?(
     dtype: DType,

@@ -15,10 +15,8 @@ import type { BulkRole } from './bulk-producer.ts';
 import { type AsyncPlan, WAIT_FOR_ALL } from './async-copies.ts';
 import type { ProductsInFlight } from './products-in-flight.ts';
 import {
-  atomicFunction,
   isAtomicFunction,
   isSubgroupFunction,
-  type AtomicFunctionName,
   InternalError,
   unreachable,
   expr as E,
@@ -47,6 +45,7 @@ import {
 import { helperDefinition, helperName, type HelperKind } from './arithmetic-helpers.ts';
 import type { CAddressSpace, CDialect } from './dialect.ts';
 import { printSubgroupCall } from './subgroups.ts';
+import { printAtomicFetch } from './atomics.ts';
 import { PRECEDENCE, atom, call, infix, literal, paren, prefix, type Printed } from './precedence.ts';
 import { printUserCall } from './user-calls.ts';
 import { elementThroughPointer, vectorElement, type VectorArray } from './vector-elements.ts';
@@ -471,7 +470,7 @@ export class CExpressionPrinter {
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
     if (isHardwareId(e))
       return applied(this.dialect.hardwareId(e.fn as 'lid' | 'gid', (e.args[0] as { value: number }).value));
-    if (isAtomicFunction(e.fn)) return applied(this.atomicFetch(e, t));
+    if (isAtomicFunction(e.fn)) return applied(printAtomicFetch(e, t, this));
     if (isSubgroupFunction(e.fn)) {
       const [value, ...lanes] = e.args;
       const args = value ? [this.print(value, t), ...lanes.map((a) => this.print(a, 'int32'))] : [];
@@ -537,22 +536,6 @@ export class CExpressionPrinter {
       name,
       e.args.map((a) => this.print(a, t)),
     );
-  }
-
-  /**
-   * An atomic fetch, `atomicAdd(counter[0], 1)` (the whole value of an assignment: core's
-   * check/atomic-fetches.ts), as the dialect spells it: its element's address and its operands
-   * in the element's dtype `t`.
-   */
-  private atomicFetch(e: Extract<Expr, { kind: 'call' }>, t: DType): string {
-    const [element, ...operands] = e.args;
-    const spell = this.dialect.atomicFetch;
-    if (element?.kind !== 'subscript' || !spell)
-      throw new InternalError(`the atomic fetch ${E.printExpr(e)} reached the ${this.dialect.language} printer`);
-    const { op } = atomicFunction(e.fn as AtomicFunctionName);
-    const address = `&${this.place(element)}`;
-    const printed = operands.map((o) => this.print(o, t));
-    return spell.call(this.dialect, op, t, address, printed, this, this.addressSpaceOf(element.array));
   }
 
   /**

@@ -129,7 +129,11 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
     case 'if':
       return [`${pad}if (${printer.print(s.condition)})`, ...printBody(s.then, printer, depth)];
     case 'assign': {
-      if (s.atomic) return [`${pad}${printAtomic(s.target, s.value, s.dtype, s.insnId, printer)}`];
+      // (a compare-and-swap loop is a block of several lines)
+      if (s.atomic)
+        return printAtomic(s.target, s.value, s.dtype, s.insnId, printer)
+          .split('\n')
+          .map((line) => `${pad}${line}`);
       const issued = printAsyncCopy(s, printer);
       if (issued) return [`${pad}${issued}`];
       const target = s.target;

@@ -54,7 +54,19 @@ export function cudaAtomicCompareSwap(
       `instruction '${insnId}': atomic updates of ${dtype} are not supported on CUDA (int32, uint32, float32, float64 are)`,
     );
   const [t, bits, toBits, fromBits] = cast;
-  return `{ ${bits} *loom_bits = (${bits} *) ${address}; ${bits} loom_prev, loom_seen = *loom_bits; do { loom_prev = loom_seen; ${t} const ${old} = ${fromBits}(loom_prev); loom_seen = atomicCAS(loom_bits, loom_prev, ${toBits}(${next})); } while (loom_seen != loom_prev); }`;
+  return [
+    '{',
+    `  ${bits} *loom_bits = (${bits} *) ${address};`,
+    `  ${bits} loom_prev, loom_seen = *loom_bits;`,
+    '  do',
+    '  {',
+    '    loom_prev = loom_seen;',
+    `    ${t} const ${old} = ${fromBits}(loom_prev);`,
+    `    loom_seen = atomicCAS(loom_bits, loom_prev, ${toBits}(${next}));`,
+    '  }',
+    '  while (loom_seen != loom_prev);',
+    '}',
+  ].join('\n');
 }
 
 /**

@@ -50,17 +50,34 @@ export function openclAtomicCompareSwap(
   const qualifier = space === 'local' ? '__local' : '__global';
   const t = clType(dtype);
   if (dtype === 'int32' || dtype === 'uint32')
-    return `{ ${t} ${old}, loom_seen = *(${address}); do { ${old} = loom_seen; loom_seen = atomic_cmpxchg(${address}, ${old}, ${next}); } while (loom_seen != ${old}); }`;
+    return casLoop([
+      `${t} ${old}, loom_seen = *(${address});`,
+      `do { ${old} = loom_seen; loom_seen = atomic_cmpxchg(${address}, ${old}, ${next}); }`,
+      `while (loom_seen != ${old});`,
+    ]);
   if (dtype === 'float32' || dtype === 'float64') {
     const [bits, cas, asBits, asValue] =
       dtype === 'float32'
         ? ['unsigned int', 'atomic_cmpxchg', 'as_uint', 'as_float']
         : ['unsigned long', 'atom_cmpxchg', 'as_ulong', 'as_double'];
     if (dtype === 'float64') printer.extensions.add('cl_khr_int64_base_atomics');
-    return `{ volatile ${qualifier} ${bits} *loom_bits = (volatile ${qualifier} ${bits} *) ${address}; ${bits} loom_prev, loom_seen = *loom_bits; do { loom_prev = loom_seen; ${t} const ${old} = ${asValue}(loom_prev); loom_seen = ${cas}(loom_bits, loom_prev, ${asBits}(${next})); } while (loom_seen != loom_prev); }`;
+    return casLoop([
+      `volatile ${qualifier} ${bits} *loom_bits = (volatile ${qualifier} ${bits} *) ${address};`,
+      `${bits} loom_prev, loom_seen = *loom_bits;`,
+      'do',
+      '{',
+      '  loom_prev = loom_seen;',
+      `  ${t} const ${old} = ${asValue}(loom_prev);`,
+      `  loom_seen = ${cas}(loom_bits, loom_prev, ${asBits}(${next}));`,
+      '}',
+      'while (loom_seen != loom_prev);',
+    ]);
   }
   throw unsupported('updates', dtype, insnId);
 }
+
+/** Lines as one block statement: `{`, the lines indented, `}` (one string, lines joined by newlines). */
+const casLoop = (lines: readonly string[]): string => ['{', ...lines.map((l) => `  ${l}`), '}'].join('\n');
 
 /** The statement storing `v` atomically at `address` (`CDialect.atomicStore`). */
 export function openclAtomicStore(
