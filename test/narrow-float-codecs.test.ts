@@ -19,25 +19,42 @@ function valueOf(bits: number): number {
   return sign * (1024 + mantissa) * 2 ** (exponent - 25);
 }
 
-/** The nearest half's bits, by definition: of the two halves around |x|, the nearer, the even one on a tie. */
-function nearest(x: number): number {
-  if (Number.isNaN(x)) return 0x7e00;
+/** A 16-bit float format by its values: `valueOf` its positive bits, up to `largest` (the largest finite), `beyond` the next power of two. */
+interface Format {
+  readonly valueOf: (bits: number) => number;
+  readonly largest: number;
+  readonly beyond: number;
+  readonly infinity: number;
+  readonly nan: number;
+}
+
+/**
+ * The nearest value's bits, by definition: of the two values around |x| (a binary search over the
+ * ordered positive values), the nearer, the even one on a tie; past the midpoint above the largest
+ * finite value, infinity.
+ */
+function nearestIn({ valueOf, largest, beyond, infinity, nan }: Format, x: number): number {
+  if (Number.isNaN(x)) return nan;
   const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
   const a = Math.abs(x);
-  if (a >= 65520) return sign | 0x7c00;
-  // the largest half at most a (a binary search over the ordered positive halves)
+  if (a >= (valueOf(largest) + beyond) / 2) return sign | infinity;
   let lo = 0;
-  let hi = 0x7bff;
+  let hi = largest;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
     if (valueOf(mid) <= a) lo = mid;
     else hi = mid - 1;
   }
   const below = valueOf(lo);
-  const above = lo === 0x7bff ? 65536 : valueOf(lo + 1);
+  const above = lo === largest ? beyond : valueOf(lo + 1);
   const pick = a - below < above - a ? lo : a - below > above - a ? lo + 1 : lo % 2 === 0 ? lo : lo + 1;
   return sign | pick;
 }
+
+const HALF: Format = { valueOf, largest: 0x7bff, beyond: 65536, infinity: 0x7c00, nan: 0x7e00 };
+const BFLOAT16: Format = { valueOf: bfloat16Value, largest: 0x7f7f, beyond: 2 ** 128, infinity: 0x7f80, nan: 0x7fc0 };
+const nearest = (x: number) => nearestIn(HALF, x);
+const nearestBfloat16 = (x: number) => nearestIn(BFLOAT16, x);
 
 test('float16Value gives every half its value (signed zeros, subnormals, infinities, NaNs)', () => {
   for (let bits = 0; bits < 0x10000; bits++) {
@@ -87,25 +104,6 @@ test('float16Bits rounds once to the nearest half, ties to even: halves, midpoin
     check(x);
   }
 });
-
-/** The nearest bfloat16's bits, by definition (as `nearest` for halves; 0x7f7f the largest finite). */
-function nearestBfloat16(x: number): number {
-  if (Number.isNaN(x)) return 0x7fc0;
-  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
-  const a = Math.abs(x);
-  if (a >= (2 - 2 ** -8) * 2 ** 127) return sign | 0x7f80;
-  let lo = 0;
-  let hi = 0x7f7f;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (bfloat16Value(mid) <= a) lo = mid;
-    else hi = mid - 1;
-  }
-  const below = bfloat16Value(lo);
-  const above = lo === 0x7f7f ? 2 ** 128 : bfloat16Value(lo + 1);
-  const pick = a - below < above - a ? lo : a - below > above - a ? lo + 1 : lo % 2 === 0 ? lo : lo + 1;
-  return sign | pick;
-}
 
 test('bfloat16Bits rounds once to the nearest bfloat16, ties to even: values, midpoints, their neighbours, random doubles', () => {
   const check = (x: number) => {
