@@ -53,32 +53,18 @@ function ticketCase(seed: number, rng: Rng, gen: ExpressionGenerator, fence: boo
     `globalArg('out', { shape: [${n}], dtype: 'int32' })`,
     "'...'",
   ];
-  const factor = rng.int(1, 8);
-  const split = { outerTag: 'g.0', innerTag: 'l.0' };
-  return {
-    seed,
-    dtype: 'int32',
-    shape: 'atomicFetches',
-    domains: domain,
+  return fetchCase(seed, rng, {
+    domain,
     instructions,
     arrays,
-    params: { n },
-    inputs: {
+    n,
+    inputs: () => ({
       counter: Int32Array.of(down ? n : 0),
       ...(usesB ? { b: gen.values('full', n) } : {}),
-    },
-    hasRule: false,
-    ulpTolerance: 0,
-    source: `makeKernel(${JSON.stringify(domain)}, \`\n${instructions}\n\`, [${argText.join(', ')}])`,
-    build: () => makeKernel(domain, instructions, args()),
-    plannedSteps: [
-      {
-        feature: 'atomicFetches',
-        text: `splitIname(knl, 'i', ${factor}, ${JSON.stringify(split)})`,
-        apply: (k) => splitIname(k, 'i', factor, split),
-      },
-    ],
-  };
+    }),
+    argText,
+    args,
+  });
 }
 
 function claimCase(seed: number, rng: Rng, fence: boolean): KernelCase {
@@ -96,22 +82,52 @@ function claimCase(seed: number, rng: Rng, fence: boolean): KernelCase {
     globalArg('out', { shape: [S], dtype: 'int32', forAtomic: true }),
     '...' as const,
   ];
+  return fetchCase(seed, rng, {
+    domain,
+    instructions,
+    arrays: new Map(),
+    n,
+    // the slots start free, the claims at 0
+    inputs: () => ({ slots: new Int32Array(S), out: new Int32Array(S) }),
+    argText: [
+      `globalArg('slots', { shape: [${S}], dtype: 'int32', forAtomic: true })`,
+      `globalArg('out', { shape: [${S}], dtype: 'int32', forAtomic: true })`,
+      "'...'",
+    ],
+    args,
+  });
+}
+
+/** What a case of either form is besides its kernel: int32, no rule, exact; i split across work-groups and work-items. */
+function fetchCase(
+  seed: number,
+  rng: Rng,
+  c: {
+    readonly domain: string;
+    readonly instructions: string;
+    readonly arrays: ReadonlyMap<string, readonly string[]>;
+    readonly n: number;
+    /** Made after the split's factor is drawn (b's values come from the same stream). */
+    readonly inputs: () => KernelCase['inputs'];
+    readonly argText: readonly string[];
+    readonly args: () => Parameters<typeof makeKernel>[2];
+  },
+): KernelCase {
   const factor = rng.int(1, 8);
   const split = { outerTag: 'g.0', innerTag: 'l.0' };
   return {
     seed,
     dtype: 'int32',
     shape: 'atomicFetches',
-    domains: domain,
-    instructions,
-    arrays: new Map(),
-    params: { n },
-    // the slots start free, the claims at 0
-    inputs: { slots: new Int32Array(S), out: new Int32Array(S) },
+    domains: c.domain,
+    instructions: c.instructions,
+    arrays: c.arrays,
+    params: { n: c.n },
+    inputs: c.inputs(),
     hasRule: false,
     ulpTolerance: 0,
-    source: `makeKernel(${JSON.stringify(domain)}, \`\n${instructions}\n\`, [globalArg('slots', { shape: [${S}], dtype: 'int32', forAtomic: true }), globalArg('out', { shape: [${S}], dtype: 'int32', forAtomic: true }), '...'])`,
-    build: () => makeKernel(domain, instructions, args()),
+    source: `makeKernel(${JSON.stringify(c.domain)}, \`\n${c.instructions}\n\`, [${c.argText.join(', ')}])`,
+    build: () => makeKernel(c.domain, c.instructions, c.args()),
     plannedSteps: [
       {
         feature: 'atomicFetches',
