@@ -434,7 +434,13 @@ test("every device: issue 30's atomic fetches (tickets, claimed slots), with fen
   // the first seeds from 30000 whose case (as each device gets it) is of each form; the fenced
   // ones as the devices that fence get them (WebGPU gets the same seeds without the fence)
   const features = (d: Device) => new FeatureSet(EXCLUDED).without(limitsOf(d));
-  const forms = { tickets: /atomic(Add|Sub)\(counter\[0\]/, claims: /atomicCompareExchange\(slots/, fenced: /gfence/ };
+  const forms = {
+    tickets: /atomic(Add|Sub)\(counter\[0\]/,
+    claims: /atomicCompareExchange\(slots/,
+    // the claims or'ed in: an atomic update of a form with no instruction on the C-family targets
+    swapped: /\] \| if\(seen/,
+    fenced: /gfence/,
+  };
   const fencing = testDevices().filter((d) => !limitsOf(d).includes('globalFences'));
   const pick = (form: RegExp, count: number) => {
     const seeds: number[] = [];
@@ -444,7 +450,14 @@ test("every device: issue 30's atomic fetches (tickets, claimed slots), with fen
     }
     return seeds;
   };
-  const seeds = [...new Set([...pick(forms.tickets, 2), ...pick(forms.claims, 2), ...pick(forms.fenced, 2)])];
+  const seeds = [
+    ...new Set([
+      ...pick(forms.tickets, 2),
+      ...pick(forms.claims, 2),
+      ...pick(forms.swapped, 1),
+      ...pick(forms.fenced, 2),
+    ]),
+  ];
   const results = await sample(seeds, testDevices(), EXCLUDED);
   for (const device of testDevices())
     for (const [name, form] of Object.entries(forms)) {

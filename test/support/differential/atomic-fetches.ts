@@ -6,7 +6,8 @@
  *    atomicSub from n) and writes out[t] = f(t, b[t]): every ticket is taken once, whoever takes
  *    it, so out is f over 0..n-1;
  *  - `claims`: each i tries to claim slot i % S with atomicCompareExchange(slots[i % S], 0, 1)
- *    and adds 1 to out[i % S] (an `{atomic}` update) where it saw the slot free: one claim a slot.
+ *    and adds (or ors) 1 into out[i % S] (an `{atomic}` update) where it saw the slot free: one claim
+ *    a slot. The or is an update no C-family target has an instruction for: their compare-and-swap loop.
  * The fetches are of int32, which every target with fetches has (WGSL's atomics hold i32 and
  * u32). The chain splits i across work-groups and work-items; then a few generic steps.
  */
@@ -68,6 +69,9 @@ function ticketCase(seed: number, rng: Rng, gen: ExpressionGenerator, fence: boo
 }
 
 function claimCase(seed: number, rng: Rng, fence: boolean): KernelCase {
+  // the count added (an atomic add) or or'ed in (an update of another form: a compare-and-swap loop
+  // where the target has no instruction for it), from a stream of its own: every seed keeps its draws
+  const or = sideStream(seed, 0x0c1a).chance(0.5);
   const S = rng.int(1, 6);
   // every slot is tried at least once
   const n = rng.int(S, 40);
@@ -75,7 +79,7 @@ function claimCase(seed: number, rng: Rng, fence: boolean): KernelCase {
   const instructions = [
     `<int32> seen = atomicCompareExchange(slots[i % ${S}], 0, 1) {id=claim, inames=i}`,
     ...(fence ? ['... gfence {id=fence, dep=claim, inames=i}'] : []),
-    `out[i % ${S}] = out[i % ${S}] + if(seen == 0, 1, 0) {id=count, dep=${fence ? 'fence' : 'claim'}, atomic, inames=i}`,
+    `out[i % ${S}] = out[i % ${S}] ${or ? '|' : '+'} if(seen == 0, 1, 0) {id=count, dep=${fence ? 'fence' : 'claim'}, atomic, inames=i}`,
   ].join('\n');
   const args = () => [
     globalArg('slots', { shape: [S], dtype: 'int32', forAtomic: true }),

@@ -165,7 +165,7 @@ export const FEATURES = {
     "atomic=init stores into a forAtomic array from parallel work-items, and loopy's test_atomic_load with data: a local forAtomic counter zeroed, bumped and read back atomically",
   // atomic fetches and fences (issue 30): cases of atomic-fetches.ts
   atomicFetches:
-    'atomic fetches of int32 from parallel work-items whose out does not depend on their order: tickets from atomicAdd or atomicSub indexing out, slots claimed by atomicCompareExchange and counted',
+    'atomic fetches of int32 from parallel work-items whose out does not depend on their order: tickets from atomicAdd or atomicSub indexing out, slots claimed by atomicCompareExchange and counted (by an atomic add, or an or: a compare-and-swap loop)',
   globalFences: "a device-wide fence ('... gfence') among atomicFetches' instructions (WGSL has none)",
 } as const;
 
