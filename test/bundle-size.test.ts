@@ -64,8 +64,9 @@ test('@loom/dsl bundles without @loom/computation (an optional peer, reached onl
 const BUNDLES: readonly { readonly packages: readonly string[]; readonly budget: number; readonly readme: RegExp }[] = [
   {
     packages: ['@loom/core', '@loom/codegen-wgsl'],
-    // 245 (and 315, 235 below) until bulk copies and swizzled arrays (twenty-fifth session) took it 0.1 KB past
-    budget: 250,
+    // 245 (and 315, 235 below) until bulk copies and swizzled arrays (twenty-fifth session) took it 0.1 KB past;
+    // 250 until WGSL's workgroup arrays in rows (codegen-wgsl's array-rows.ts, 4.6 KB minified) took it 1.1 KB past
+    budget: 255,
     readme: /`@loom\/core` \+ `@loom\/codegen-wgsl` come to about (\d+) KB minified and gzipped/,
   },
   {

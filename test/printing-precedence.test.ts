@@ -148,11 +148,12 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
   {
     name: 'WGSL',
     grammar: wgslGrammar,
-    print: (e, world) =>
-      new WgslPrinter({
+    print: (e, world) => {
+      const printer: WgslPrinter = new WgslPrinter({
         typeOf: typeOf(world),
         nameOf: (name) => name,
-        loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
+        loadElement: (array, index) => primary(`${array}${printer.subscript(array, index)}`, computeType(world)),
+        rowSplit: () => undefined,
         isTexture: () => false,
         structSize: () => undefined,
         structElement: () => {
@@ -173,7 +174,9 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
         userFunction: () => {
           throw new Error('no user functions here');
         },
-      }).print(e).text,
+      });
+      return printer.print(e).text;
+    },
   },
   {
     name: 'JavaScript',

@@ -35,14 +35,14 @@ import {
   type NameTypes,
   InternalError,
   unreachable,
-  laneOf,
-  vectorIndex,
   type FunctionSignature,
   type VectorLoop,
   divisionTruncates,
   type IndexFacts,
 } from '@loom/core';
+import type { RowSplit } from './array-rows.ts';
 import { bfloat16Literal, EXACT_IN_BFLOAT16 } from './bfloat16.ts';
+import { declaredIndex } from './declared-units.ts';
 import { printBuiltin } from './builtins.ts';
 import type { HelperKind } from './helpers.ts';
 import { fitsIn, NARROW, RANGES, wrapLiteral, wrapNarrow } from './narrow-integers.ts';
@@ -61,8 +61,13 @@ export interface ExpressionContext {
   readonly typeOf: NameTypes;
   /** The WGSL spelling of a scalar name (a loop index, a temporary, a value argument). */
   nameOf(loomName: string): string;
-  /** An element of an array argument or temporary, in the computation type of its dtype. */
-  loadElement(array: string, index: Printed): Printed;
+  /** Element `index` of an array argument or temporary (not one held as vectors), in the computation type of its dtype. */
+  loadElement(array: string, index: Expr): Printed;
+  /**
+   * Where a workgroup array laid out in rows (array-rows.ts) holds `index`, in its declared units:
+   * its row and its column; undefined for every other array.
+   */
+  rowSplit(array: string, index: Expr): RowSplit | undefined;
   /** Whether `array` is an image argument, bound as a texture (`bindings.ts`). */
   isTexture(array: string): boolean;
   /** A struct array's struct size in bytes (structs.ts); undefined for any other array. */
@@ -257,7 +262,7 @@ export class ExpressionPrinter {
         if (e.field) return this.fieldReference(e);
         const vector = this.vectorReference(e);
         if (vector) return vector;
-        return c.loadElement(e.array, this.index(e.indices[0]));
+        return c.loadElement(e.array, e.indices[0]);
       }
       case 'neg': {
         const t = arithmeticType(this.dtype(e));
@@ -319,20 +324,38 @@ export class ExpressionPrinter {
   /**
    * An element of an array held as vectors, as a reference (read or written): the whole
    * vector `a[X]` where a vector statement reads or writes all its lanes, a component
-   * `a[X].z` where the lane is a constant, else `a[i / 4][i % 4]` (Python's division).
+   * `a[X].z` where the lane is a constant, else `a[i / 4][i % 4]` (Python's division);
+   * the vector `a[row][column]` where the array is in rows (`subscript`).
    */
   vectorReference(e: Extract<Expr, { kind: 'subscript' }>): Printed | undefined {
     const storage = this.context.vectorStorage(e.array);
     if (!storage) return undefined;
     const { name, lanes } = storage;
     const t = computeType(this.dtype(e));
-    const index = e.indices[0];
-    const whole = this.vectorLoop && vectorIndex(index, this.vectorLoop, lanes);
-    if (whole) return { text: `${name}[${this.index(whole).text}]`, prec: Prec.Primary, type: t, lanes };
-    const known = laneOf(index, lanes);
-    if (known) return primary(`${name}[${this.index(known.vector).text}].${'xyzw'[known.lane]}`, t);
-    const [vector, lane] = (['//', '%'] as const).map((op) => this.index(E.binary(op, index, E.int(lanes))).text);
-    return primary(`${name}[${vector}][${lane}]`, t);
+    const at = declaredIndex(e.indices[0], lanes, this.vectorLoop);
+    const vector = `${name}${this.subscript(e.array, at.index)}`;
+    switch (at.kind) {
+      case 'vector':
+        return { text: vector, prec: Prec.Primary, type: t, lanes };
+      case 'lane':
+        return primary(`${vector}.${'xyzw'[at.lane]}`, t);
+      case 'computed-lane':
+        return primary(`${vector}[${this.index(at.lane).text}]`, t);
+      case 'element':
+        throw new InternalError(`'${e.array}' is held as vectors of ${lanes} lanes, yet its index is of elements`);
+      default:
+        return unreachable(at, 'declared index');
+    }
+  }
+
+  /**
+   * The subscript of element `index` (in the array's declared units: declared-units.ts) of an array:
+   * `[i]`, or `[row][column]` for a workgroup array laid out in rows (array-rows.ts).
+   */
+  subscript(array: string, index: Expr): string {
+    const split = this.context.rowSplit(array, index);
+    if (!split) return `[${this.index(index).text}]`;
+    return `[${this.index(split.row).text}][${this.index(split.column).text}]`;
   }
 
   /** The type a name holds: a scalar of its dtype's computation type. */

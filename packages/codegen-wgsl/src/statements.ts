@@ -44,7 +44,9 @@ import {
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import { atomicLoad, atomicStore, atomicUpdate, workgroupAtomics } from './workgroup-atomics.ts';
-import { VECTOR_ELEMENTS, type ModuleLayout } from './bindings.ts';
+import type { ModuleLayout } from './bindings.ts';
+import type { WorkgroupRows } from './array-rows.ts';
+import { vectorLanesOf } from './declared-units.ts';
 import { axisName, ExpressionPrinter, LaneByLane, type ExpressionContext } from './expressions.ts';
 import { operand, Prec, primary, type Printed } from './printed.ts';
 import type { HelperKind } from './helpers.ts';
@@ -68,6 +70,8 @@ export interface KernelContext {
   readonly fusedMultiplyAdd: boolean;
   /** Per axis, the `override` constant of a work-group size known only at launch (target.ts). */
   readonly localSizeOverrides?: readonly (string | undefined)[];
+  /** The workgroup arrays of the program laid out in rows (array-rows.ts). */
+  readonly rows: WorkgroupRows;
 }
 
 export function printKernel(kernel: KernelFunction, entryPoint: string, context: KernelContext): string {
@@ -113,11 +117,13 @@ class KernelPrinter {
       typeOf: (name) => kernel.types.get(name),
       nameOf: (name) => names.of(name),
       loadElement: (array, index) => {
-        if (arrays.has(array)) return arrays.load(array, index);
+        if (arrays.has(array)) return arrays.load(array, this.exprs.index(index));
+        const element = `${names.of(array)}${this.exprs.subscript(array, index)}`;
         const atomic = this.atomics.get(array);
-        if (atomic) return atomicLoad(`&${names.of(array)}[${index.text}]`, atomic);
-        return primary(`${names.of(array)}[${index.text}]`, this.elementType(array));
+        if (atomic) return atomicLoad(`&${element}`, atomic);
+        return primary(element, this.elementType(array));
       },
+      rowSplit: (array, index) => context.rows.split(array, index),
       loadAtomicScalar: (name) => {
         const atomic = this.atomics.get(name);
         return atomic && atomicLoad(`&${names.of(name)}`, atomic);
@@ -426,7 +432,6 @@ class KernelPrinter {
       return;
     }
     const dtype = this.kernel.types.get(target.array) ?? s.dtype;
-    const index = this.exprs.index(target.indices[0]);
     const vector = s.atomic ? undefined : this.exprs.vectorReference(target);
     if (vector) {
       this.line(`${vector.text} = ${this.exprs.converted(s.value, dtype).text};`);
@@ -437,9 +442,11 @@ class KernelPrinter {
         throw new LoomError(
           `instruction '${s.insnId}': atomic updates of the temporary '${target.array}' are not supported by the WGSL target`,
         );
-      this.line(`${names.of(target.array)}[${index.text}] = ${this.exprs.converted(s.value, dtype).text};`);
+      const element = `${names.of(target.array)}${this.exprs.subscript(target.array, target.indices[0])}`;
+      this.line(`${element} = ${this.exprs.converted(s.value, dtype).text};`);
       return;
     }
+    const index = this.exprs.index(target.indices[0]);
     if (s.atomic && E.someExpr(s.value, (x) => E.exprEquals(x, target))) {
       const update = (old: Printed) =>
         this.exprs.withReplacement(target, old, () => this.exprs.converted(s.value, dtype));
@@ -464,17 +471,16 @@ class KernelPrinter {
     const target = s.target;
     if (element?.kind !== 'subscript' || (target.kind !== 'var' && target.kind !== 'subscript'))
       throw new InternalError(`the atomic fetch of instruction '${s.insnId}' reached the WGSL printer malformed`);
-    const index = this.exprs.index(element.indices[0]);
     const ref = this.atomics.has(element.array)
-      ? `&${names.of(element.array)}[${index.text}]`
-      : arrays.atomicReference(element.array, index);
+      ? `&${names.of(element.array)}${this.exprs.subscript(element.array, element.indices[0])}`
+      : arrays.atomicReference(element.array, this.exprs.index(element.indices[0]));
     const dtype = this.kernel.types.get(element.array)!;
     const values = operands.map((o) => this.exprs.converted(o, dtype).text);
     // the old value keeps the element's dtype (core's check/atomic-fetches.ts): no conversion
     const result =
       target.kind === 'var'
         ? names.of(target.name)
-        : `${names.of(target.array)}[${this.exprs.index(target.indices[0]).text}]`;
+        : `${names.of(target.array)}${this.exprs.subscript(target.array, target.indices[0])}`;
     this.line(`// ${commentText(`${printExpr(s.target)} = ${printExpr(fetch)}`)}`);
     const { op } = atomicFunction(fetch.fn as AtomicFunctionName);
     if (op !== 'compare-exchange') {
@@ -503,7 +509,7 @@ class KernelPrinter {
     const target = s.target;
     const ref =
       target.kind === 'subscript'
-        ? `&${names.of(target.array)}[${this.exprs.index(target.indices[0]).text}]`
+        ? `&${names.of(target.array)}${this.exprs.subscript(target.array, target.indices[0])}`
         : `&${names.of((target as Extract<Expr, { kind: 'var' }>).name)}`;
     if (s.atomic && E.someExpr(s.value, (x) => E.exprEquals(x, target))) {
       const update = (old: Printed) =>
@@ -669,22 +675,4 @@ function affineFirst(e: Expr): Expr {
     terms.push(c === 1 ? v : c === -1 ? E.neg(v) : E.mul(E.int(c), v));
   }
   return terms.slice(1).reduce((acc, t) => E.add(acc, t), terms[0]);
-}
-
-/**
- * The lanes of the vectors a temporary is held as (an array with a `vec` axis of 2 or 4 lanes of a
- * 32-bit dtype, private or in workgroup memory: `array<vec4<f32>, N>`), or undefined where it is
- * held as scalars (a constant table, one of runtime size, one accessed atomically: `forAtomic` or
- * among the kernel's workgroup `atomics`). A vector statement reads and writes such an array a whole
- * vector at a time, one index and one robustness clamp for four lanes; a single lane is a component
- * (`a[i].z`). The declaration (target.ts) and the accesses (the printer) both ask here.
- */
-export function vectorLanesOf(
-  s: Extract<Stmt, { kind: 'declare' }>,
-  atomics: ReadonlyMap<string, unknown>,
-): 2 | 4 | undefined {
-  const lanes = s.vectorWidth;
-  if (lanes !== 2 && lanes !== 4) return undefined;
-  const held = VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && typeof s.length === 'number';
-  return held && !s.forAtomic && !atomics.has(s.name) ? lanes : undefined;
 }

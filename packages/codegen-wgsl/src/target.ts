@@ -40,13 +40,15 @@ import {
   constantLocalSize,
   optionKeys,
 } from '@loom/core';
+import { WorkgroupRows } from './array-rows.ts';
 import { ArrayAccess } from './arrays.ts';
 import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
 import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 import { NameTable } from './names.ts';
 import { structDeclarations, structNames } from './structs.ts';
-import { printDeviceFunction, printKernel, vectorLanesOf } from './statements.ts';
+import { vectorLanesOf } from './declared-units.ts';
+import { printDeviceFunction, printKernel } from './statements.ts';
 import { UserFunctions, WGSL_FUNCTION_DIALECTS } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
 
@@ -209,8 +211,10 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   };
   const user = new UserFunctions(program.functions ?? new Map(), names);
   const userFunction = (name: string, argTypes: readonly DType[]) => user.call(name, argTypes);
+  // workgroup arrays in rows where that spares a robustness clamp per access (array-rows.ts)
+  const rows = WorkgroupRows.of(program);
   // a local temporary used by several kernels (saved and reloaded across a global barrier) is declared once
-  const workgroupVars = [...new Set(program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits)))];
+  const workgroupVars = [...new Set(program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits, rows)))];
   const entryNames = new Map(program.kernels.map((k) => [k.name, names.entryPoint(k.name)]));
   const localSizeOverrides = new Map(
     program.kernels
@@ -245,7 +249,7 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
     ...[...localArrayOverrides.values()].flat().map((name) => `override ${name}: u32;`),
   ];
   const fusedMultiplyAdd = program.fusedMultiplyAdd ?? false;
-  const context = { names, layout, arrays, helper, userFunction, foldedGrid, fusedMultiplyAdd };
+  const context = { names, layout, arrays, helper, userFunction, foldedGrid, fusedMultiplyAdd, rows };
   // the callees' functions before the entry points (WGSL needs no order; a reader does)
   const deviceFunctions = (program.deviceFunctions ?? []).map((f) => printDeviceFunction(f, context));
   const entryPoints = program.kernels.map((k) =>
@@ -307,8 +311,8 @@ function usesSubgroups(k: Pick<KernelFunction, 'body'>): boolean {
   return someStmt(k.body, (s) => ownExpressions(s).some((e) => expr.someExpr(e, isSubgroup)));
 }
 
-/** `var<workgroup>` declarations of a kernel's local temporaries (module scope in WGSL). */
-function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: WgslLimits): string[] {
+/** `var<workgroup>` declarations of a kernel's local temporaries (module scope in WGSL), arrays in `rows` as rows. */
+function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: WgslLimits, rows: WorkgroupRows): string[] {
   const locals = statementsOfKind(k.body, 'declare').filter((d) => d.addressSpace === 'local');
   const atomics = workgroupAtomics(k);
   let bytes = 0;
@@ -319,8 +323,8 @@ function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: Wgsl
     bytes += (length ?? 1) * (t === 'f16' ? 2 : 4);
     const lanes = vectorLanesOf(d, atomics);
     if (lanes && length !== undefined)
-      return `var<workgroup> ${names.of(d.name)}: array<vec${lanes}<${t}>, ${length / lanes}>;`;
-    return `var<workgroup> ${names.of(d.name)}: ${length === undefined ? t : `array<${t}, ${length}>`};`;
+      return `var<workgroup> ${names.of(d.name)}: ${rows.arrayType(d.name, `vec${lanes}<${t}>`, length / lanes)};`;
+    return `var<workgroup> ${names.of(d.name)}: ${length === undefined ? t : rows.arrayType(d.name, t, length)};`;
   });
   checkWorkgroupStorage(k.name, bytes, locals.map((d) => d.name).join(', '), limits);
   return lines;

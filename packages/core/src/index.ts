@@ -418,6 +418,7 @@ export { constantLength, initializerLiteral } from './codegen/ast.ts';
 export { serializeWorkItems } from './codegen/serialize-work-items.ts';
 export { programStructs, structElementIndex } from './codegen/struct-elements.ts';
 export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
+export { intervalOf, type Interval } from './codegen/index-range.ts';
 export {
   walkStmts,
   mapStmts,

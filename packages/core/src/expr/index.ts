@@ -25,6 +25,12 @@ export {
   isConstant,
 } from './analysis.ts';
 export { toLinear, fromLinear, foldInteger } from './affine.ts';
+export {
+  toLinearOverAtoms,
+  fromLinearOverAtoms,
+  isDivisionByConstant,
+  type LinearOverAtoms,
+} from './linear-atoms.ts';
 export { simplifier, simplify, type SimplifyOptions } from './simplify.ts';
 export { isExpressionEqual } from './polynomial.ts';
 export {
