@@ -14,15 +14,16 @@
 # computation-library steps on --backends=opencl,cuda, then the report:
 #     bash bench/gpu-run.sh --quick           (there; with --local too, here, where CUDA is a one-line skip)
 #
-# A whole run takes about 270 s on the H100 (2026-11-24), within one device call. The steps' limits
-# add up to more than a call allows (600 s), so a run that needs them can be split with STEPS (e.g.
-# STEPS="torch elementwise matmul reductions", then the others, each with its own OUT), and the
-# report made here on the h100.jsonl files joined.
+# A whole run takes about 20 minutes on the H200 (2026-12-05: the matmul step alone, three backends
+# tuned and the awkward shapes, about 5 minutes; auto-scheduling 5), so TOTAL defaults to 1500 s. Where a
+# device call is limited to 10 minutes, split it with STEPS and TOTAL (e.g. TOTAL=560 STEPS="torch
+# elementwise matmul reductions", then the others, each with its own OUT), and make the report here on
+# the h100.jsonl files joined.
 #
 # Writes into $OUT (default bench/results/run/ there, /tmp/loom-bench here): h100.jsonl (every JSON line), a log per step (its
 # notices and readable table), BENCHMARKS.md + h100.json from bench/report.ts, and profiles/ (each device's measured profile;
 # bench/report.ts run here on h100.jsonl writes those of a --full run to packages/dsl/profiles/, the committed ones). Each step has its
-# own time limit and the whole run stays under TOTAL seconds (default 560), so nothing can hang it;
+# own time limit and the whole run stays under TOTAL seconds (default 1500), so nothing can hang it;
 # a step that fails or times out is recorded and the next one runs.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -39,7 +40,7 @@ if $local_run; then out=${OUT:-/tmp/loom-bench}; else out=${OUT:-bench/results/r
 mkdir -p "$out"
 lines="$out/h100.jsonl"
 : > "$lines"
-total=${TOTAL:-560}
+total=${TOTAL:-1500}
 $quick && total=${TOTAL:-240}
 began=$(date +%s)
 
@@ -92,7 +93,7 @@ if $quick; then
 else
   step torch 150 python3 bench/torch_side.py $full --json
   step elementwise 120 ours elementwise --json
-  step matmul 210 ours matmul --json --budget=40
+  step matmul 330 ours matmul --json --budget=40
   step reductions 45 ours reductions --json
   step computations 90 ours computations --json
   step fft 120 ours fft --json
