@@ -23,6 +23,7 @@ import {
   type LoopKernel,
   type Stmt,
 } from '@loom/core';
+import { FLOAT4_SGEMM } from '@loom/computation';
 import { generateWgsl, wgslTarget } from '@loom/codegen-wgsl';
 import { matmulError, matmulKernel, referenceMatmul, type MatmulConfig } from '../examples/matmul.ts';
 import { webgpuDeviceOrSkip } from './support/backends.ts';
@@ -30,22 +31,8 @@ import { randomFloat32 } from './support/devices.ts';
 
 const device = await webgpuDeviceOrSkip();
 
-/** The SGEMM measured on the H200: 128 x 128 tiles, float4 panels with a's k-major, unrolled, pipelined, warps of 4 x 8. */
-const SGEMM: MatmulConfig = {
-  tileM: 128,
-  tileN: 128,
-  regM: 8,
-  regN: 8,
-  layout: 'strided',
-  prefetch: true,
-  unrollK: true,
-  vectorWidth: 4,
-  vectorReads: true,
-  tileK: 32,
-  aTransposedVectors: true,
-  pipelined: true,
-  subgroupShape: { rows: 4, columns: 8 },
-};
+/** The SGEMM measured on the H200: matrixMul's float4 default (128 x 128 tiles, a k-major, pipelined) with warps of 4 x 8. */
+const SGEMM: MatmulConfig = { ...FLOAT4_SGEMM, subgroupShape: { rows: 4, columns: 8 } };
 
 const wgsl = (knl: LoopKernel, limits = {}) => generateCode(knl, wgslTarget({ limits })).code;
 const sgemm = (config: MatmulConfig, n: number) => addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' });
