@@ -66,6 +66,19 @@ test('equalities, products with constants, parentheses and unary minus', () => {
   samePoints('{ [i] : - -i = 4 }', ({ i }) => i === 4);
 });
 
+test('fractions in comparisons hold over the rationals, as in isl: 0 <= i < n/16 is 16*i < n', () => {
+  samePoints('{ [i] : i/2 <= 3 }', ({ i }) => i! / 2 <= 3);
+  samePoints('[n] -> { [i] : 0 <= i < n/4 }', ({ i, n }) => 0 <= i! && i! < n! / 4);
+  samePoints('{ [i, j] : i/3 < j/2 + 1 }', ({ i, j }) => i! / 3 < j! / 2 + 1, -6, 9);
+  samePoints('{ [i] : i/2 = 3 }', ({ i }) => i === 6);
+  samePoints('{ [i] : 3*i/2 >= 4 and i/2 + i/3 <= 5 }', ({ i }) => (3 * i!) / 2 >= 4 && i! / 2 + i! / 3 <= 5);
+  // the same set as the one the fraction is multiplied out of
+  assert.equal(
+    BasicSet.parse('[n] -> { [i] : 0 <= i < n/16 }').toString(),
+    BasicSet.parse('[n] -> { [i] : 0 <= i and 16i < n }').toString(),
+  );
+});
+
 test('modulo', () => {
   samePoints('{ [i] : i mod 3 = 0 }', ({ i }) => mod(i!, 3) === 0);
   samePoints('{ [i] : i mod 4 = 3 and 0 <= i }', ({ i }) => mod(i!, 4) === 3 && i! >= 0);
@@ -220,7 +233,7 @@ test('comparison operators that are not ISL', () => {
 
 test('division and modulus', () => {
   rejects(
-    '{ [i] : i/2 <= 3 }',
+    '{ [i] : (i/2) mod 3 = 0 }',
     "division is only allowed inside floor(...) or ceil(...): 'i/2' need not be an integer",
     'i/2',
   );

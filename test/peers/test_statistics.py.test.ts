@@ -2,10 +2,7 @@
  * Ports of loopy's test/test_statistics.py: synchronization counts, all counters of a parallel
  * matmul, tagged variables, footprints, summations and filters (the operation counts are in
  * test_statistics.py.op-counter.test.ts, the memory access counts in .mem-access.test.ts). The
- * numbers are the originals'; a callee's work counts once per call, as loopy counts it. Not
- * ported: test_floor_div_coefficient_collector (Loom cannot declare
- * the shape of a temporary whose indices are not affine; the stride of a non-affine index is
- * tested in statistics.test.ts).
+ * numbers are the originals'; a callee's work counts once per call, as loopy counts it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -169,6 +166,34 @@ test('test_statistics.py::test_all_counters_parallel_matmul', () => {
   assert.is(fetch('a_fetch', { 1: 16 }), m * subgroups);
   assert.is(fetch('b_fetch', { 0: 1 }), m * subgroups);
   assert.is(local.filterBy({ direction: ['store'] }).evalAndSum(params), ((m * 2) / bsize) * subgroups);
+});
+
+test('test_statistics.py::test_floor_div_coefficient_collector', () => {
+  // a local tile shuffled by indices that are not affine ((j_inner + r) % 16): its shape guessed
+  // from the affine writes, every access counted (loopy's domain, n/16 a fraction as isl reads it)
+  const bsize = 16;
+  let knl = makeKernel(
+    `{[i_outer,j_outer,i_inner,j_inner,r]: 0<=i_outer<n/${bsize} and 0<=j_outer<n/${bsize} and ` +
+      `0<=i_inner<${bsize} and 0<=j_inner<${bsize} and 0<=r<rept}`,
+    `for i_outer
+       for j_outer
+         <> loc[i_inner,j_inner] = 3.14f  {id=loc_init}
+         loc[i_inner,(j_inner+r+4) % ${bsize}] = loc[i_inner,(j_inner+r) % ${bsize}]  {id=add,dep=loc_init}
+         out0[i_outer*16+i_inner,j_outer*16+j_inner] = loc[i_inner,j_inner]  {id=store,dep=add}
+       end
+     end`,
+    undefined,
+    { name: 'local' },
+  );
+  knl = addDtypes(knl, { out0: 'float32' });
+  knl = tagInames(knl, { i_outer: 'g.1', i_inner: 'l.1', j_outer: 'g.0', j_inner: 'l.0' });
+  const sizes = { n: 512, rept: 64 };
+  const groupSize = bsize * bsize;
+  const subgroups = divCeil(sizes.n, bsize) * divCeil(sizes.n, bsize) * divCeil(groupSize, SGS);
+  const memMap = getMemAccessMap(knl, { countRedundantWork: true, subgroupSize: SGS });
+  const local = memMap.filterBy({ dtype: ['float32'], mtype: ['local'] }).evalAndSum(sizes);
+  // (count per subgroup) * subgroups: the write of loc_init, a read and a write per r, the read of store
+  assert.is(local, 2 * (sizes.rept + 1) * subgroups);
 });
 
 test('test_statistics.py::test_mem_access_tagged_variables', () => {

@@ -15,10 +15,12 @@
  *   factor     := '-' factor | INT [ IDENT | '(' expr ')' ] | IDENT | '(' expr ')'
  *               | ('floor' | 'ceil') '(' expr ')'
  *
- * Each rejected construct (`or`, `not`, `==`, `!=`, a product of two variables, a
- * division outside floor) gets its own message, pointing at the offending text.
+ * A division by a constant leaves a fraction, as in isl: a comparison holds over the rationals
+ * (`0 <= i < n/16` is `16*i < n`), and `floor`/`ceil` bring a fraction back to the integers; `mod`
+ * takes integers only. Each rejected construct (`or`, `not`, `==`, `!=`, a product of two
+ * variables, a fraction taken `mod`) gets its own message, pointing at the offending text.
  */
-import { Linear } from '../linear.ts';
+import { Linear, gcd } from '../linear.ts';
 import { CoefficientRangeError, type SourceSpan } from '../errors.ts';
 import { type Constraint, FALSE, eq, ge } from './constraint.ts';
 import { type Token, fail, matchBrackets, tokenize } from './lexer.ts';
@@ -223,13 +225,18 @@ class Parser {
     });
   }
 
+  /**
+   * A comparison of two values, either of which may be a fraction (`i < n/16`): as in isl, it
+   * holds over the rationals, so both sides are multiplied by their denominators' least common
+   * multiple (`16*i < n`), which keeps the order and leaves integers on both sides.
+   */
   private compare(left: QuasiAffine, op: string, right: QuasiAffine): void {
-    for (const side of [left, right]) this.requireInteger(side);
     this.exactly(left.start, right.end, () => this.constrain(left, op, right));
   }
 
   private constrain(left: QuasiAffine, op: string, right: QuasiAffine): void {
-    const diff = right.lin.sub(left.lin); // right - left
+    const common = (left.den / gcd(left.den, right.den)) * right.den;
+    const diff = right.lin.scale(common / right.den).sub(left.lin.scale(common / left.den)); // right - left
     switch (op) {
       case '<':
         return void this.constraints.push(ge(diff.sub(1)));
