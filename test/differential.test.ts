@@ -695,9 +695,9 @@ test("every device: issue 27's parametric temporaries (a prefetch or precompute 
 
 test('WebGPU: local tiles the WGSL target declares in rows (array<array<T, R>, N>) under random chains agree with the untransformed kernel', async () => {
   // seeds from 60000 whose case, as WebGPU gets it, has a workgroup array in rows (codegen-wgsl's
-  // array-rows.ts: about one case with local tiles in twenty) and runs (no warned race); found by a
+  // array-rows.ts, where rows cost fewer clamps: about one seed in a thousand) and runs (no warned race); found by a
   // search, written out, checked here
-  const seeds = [60_276, 60_309, 61_012, 61_324];
+  const seeds = [61_324, 63_643, 66_030, 66_376];
   const webgpu = testDevices().filter((d) => d.target.name === 'wgsl');
   assert.ok(webgpu.length > 0, 'no WebGPU device to compare on');
   const inRows = (knl: LoopKernel, device: Device) =>

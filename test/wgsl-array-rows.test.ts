@@ -23,7 +23,7 @@ import {
   type LoopKernel,
   type Stmt,
 } from '@loom/core';
-import { FLOAT4_SGEMM } from '@loom/computation';
+import { DEFAULT_MATMUL, FLOAT4_SGEMM } from '@loom/computation';
 import { generateWgsl, wgslTarget } from '@loom/codegen-wgsl';
 import { matmulError, matmulKernel, referenceMatmul, type MatmulConfig } from '../examples/matmul.ts';
 import { webgpuDeviceOrSkip } from './support/backends.ts';
@@ -64,7 +64,7 @@ test('SGEMM: both float4 panels in rows of 32 vectors, the unrolled loop reading
   }
 });
 
-test('a tiled matmul in rows of 16: a_fetch[local_id.y][k_inner] and b_fetch[k_inner][local_id.x], as written by hand', () => {
+test('a tiled matmul whose k loop is not unrolled stays flat: in rows it would clamp as often', () => {
   let knl = makeKernel('{ [i, j, k]: 0 <= i, j, k < n }', 'c[i, j] = sum(k, a[i, k] * b[k, j])');
   knl = addDtypes(knl, { a: 'float32', b: 'float32' });
   knl = splitIname(knl, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
@@ -73,10 +73,18 @@ test('a tiled matmul in rows of 16: a_fetch[local_id.y][k_inner] and b_fetch[k_i
   knl = addPrefetch(knl, 'a', ['i_inner', 'k_inner'], { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
   knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner'], { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
   const code = wgsl(knl);
-  assert.match(code, 'var<workgroup> a_fetch: array<array<f32, 16>, 16>;');
-  assert.match(code, 'var<workgroup> b_fetch: array<array<f32, 16>, 16>;');
-  // the k loop's bound (min(n - 16*k_outer - 1, 15)) is at most 15: k_inner is a column of a_fetch
-  assert.match(code, 'a_fetch[local_id.y][k_inner] * b_fetch[k_inner][local_id.x]');
+  // a_fetch[local_id.y][k_inner] clamps k_inner every iteration, as a_fetch[16*local_id.y + k_inner] clamps its index
+  assert.match(code, 'var<workgroup> a_fetch: array<f32, 256>;');
+  assert.match(code, 'var<workgroup> b_fetch: array<f32, 256>;');
+  assert.match(code, 'a_fetch[16i * local_id.y + k_inner] * b_fetch[16i * k_inner + local_id.x]');
+});
+
+test("matrixMul's default tiling (k not unrolled, 4 x 4 a work-item): a's constant rows, b's row the loop's and its columns invariant", () => {
+  const code = wgsl(sgemm(DEFAULT_MATMUL, 128));
+  // flat, each of the 4 rows of a a work-item reads and the 4 columns of b it reads were a clamp an iteration
+  assert.match(code, 'var<workgroup> a_fetch: array<array<f32, 256>, 4>;');
+  assert.match(code, 'var<workgroup> b_fetch: array<array<f32, 64>, 16>;');
+  assert.match(code, 'fma(a_fetch[1i][16i * local_id.y + k_inner], b_fetch[k_inner][local_id.x + 16i]');
 });
 
 /** A tile of 32 written by 16 work-items (`tile[j]`, `tile[j + 16]`), then read at `read`. */
@@ -142,13 +150,11 @@ function savedLocal(): LoopKernel {
   return saveAndReloadTemporaries(tagInames(setTemporaryAddressSpace(knl, 't_local', 'local'), { j: 'l.0', i: 'g.0' }));
 }
 
-test('a local temporary two kernels share (saved and reloaded across a global barrier): one declaration, in rows, for both', () => {
+test('a local temporary two kernels share (saved and reloaded across a global barrier): one declaration for both', () => {
   const code = wgsl(savedLocal());
   assert.is(code.match(/var<workgroup> t_local\b/g)?.length, 1, code);
-  assert.match(code, 'var<workgroup> t_local: array<array<i32, 2>, 3>;');
-  // the second kernel's reload (loops over both axes) and read, in the same rows
-  assert.match(code, 't_local[t_local_dim_0_0][t_local_dim_1_0] = t_local_save_slot[');
-  assert.match(code, '= t_local[k][local_id.x];');
+  // k is the host's loop around the kernels (a value each launch), its reload a loop: rows would clamp as often
+  assert.match(code, 'var<workgroup> t_local: array<i32, 6>;');
   assert.is(code.match(/fn loopy_kernel/g)?.length, 2);
 });
 
@@ -183,7 +189,7 @@ const assign = (target: E.Expr, value: E.Expr, insnId: string): Stmt => ({
   insnId,
 });
 
-test('one index in two kernels of different work-group sizes: proven in each kernel, else flat', () => {
+test('kernels sharing a workgroup array: in rows where the accesses of every kernel split, proven in each kernel with its own work-group size, else flat', () => {
   const lid = E.call('lid', [E.int(0)]);
   const plus16 = E.binary('+', lid, E.int(16));
   // 16 work-items fill t[lid] and t[lid + 16]: rows of 16 hold both
@@ -194,6 +200,13 @@ test('one index in two kernels of different work-group sizes: proven in each ker
   // 32 work-items read t[lid]: the same index, which no row of 16 holds
   const read = deviceKernel('read', 32, [assign(E.subscript('out', [lid]), E.subscript('t', [lid]), 'read')]);
   assert.match(generateWgsl({ kernels: [fill] }).code, 'var<workgroup> t: array<array<f32, 16>, 2>;');
+  // 16 work-items read both halves: one declaration in rows serves both kernels
+  const sum = E.binary('+', E.subscript('t', [lid]), E.subscript('t', [plus16]));
+  const readBoth = deviceKernel('read_both', 16, [assign(E.subscript('out', [lid]), sum, 'read')]);
+  const both = generateWgsl({ kernels: [fill, readBoth] }).code;
+  assert.is(both.match(/var<workgroup> t\b/g)?.length, 1, both);
+  assert.match(both, 'var<workgroup> t: array<array<f32, 16>, 2>;');
+  assert.match(both, 'out[local_id.x] = t[0i][local_id.x] + t[1i][local_id.x];');
   for (const kernels of [
     [read, fill],
     [fill, read],
@@ -219,10 +232,9 @@ function tiledTranspose(padded: boolean): LoopKernel {
   return padded ? addPaddingToAvoidBankConflicts(knl) : knl;
 }
 
-test('a tiled transpose: rows of 32 unpadded; padded to 33 words a row (1055 elements, no divisor that splits) flat', () => {
+test('tiled transposes stay flat: their fetch rounds and reads are loops, which rows would clamp as often; padded to 33 words a row (1055 elements) no divisor splits', () => {
   const plain = wgsl(tiledTranspose(false));
-  assert.match(plain, 'var<workgroup> a_fetch: array<array<f32, 32>, 32>;');
-  assert.match(plain, 'a_fetch[8i * a_dim_0_outer + local_id.y][local_id.x] = ');
+  assert.match(plain, 'var<workgroup> a_fetch: array<f32, 1024>;');
   const padded = wgsl(tiledTranspose(true));
   assert.match(padded, 'var<workgroup> a_fetch: array<f32, 1055>;');
 });
@@ -239,7 +251,16 @@ if (device) {
     assert.ok(error < 1e-6, `error ${error}`);
   });
 
-  test(`${device.name}: the tiled transposes, unpadded (rows) and padded (flat), at sizes that are and are not multiples of the tile`, async () => {
+  test(`${device.name}: matrixMul's default tiling (rows in a loop that is not unrolled) computes a*b`, async () => {
+    const n = 128;
+    const a = randomFloat32(n * n, 21).map((x) => x - 0.5);
+    const b = randomFloat32(n * n, 22).map((x) => x - 0.5);
+    const { c } = await run(sgemm(DEFAULT_MATMUL, n), device, { a, b });
+    const error = matmulError(c as Float32Array, referenceMatmul(a, b, n), n);
+    assert.ok(error < 1e-6, `error ${error}`);
+  });
+
+  test(`${device.name}: the tiled transposes, unpadded and padded, at sizes that are and are not multiples of the tile`, async () => {
     for (const padded of [false, true])
       for (const n of [32, 70, 96]) {
         const a = randomFloat32(n * n, n);
@@ -265,7 +286,7 @@ if (device) {
     }
   });
 
-  test(`${device.name}: the local temporary two kernels share, in rows`, async () => {
+  test(`${device.name}: the local temporary two kernels share`, async () => {
     const { out } = await run(savedLocal(), device, {});
     assert.equal(Array.from(out as Int32Array), Array(12).fill(1));
   });

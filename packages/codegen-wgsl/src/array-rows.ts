@@ -14,8 +14,8 @@
  *
  * Per program (a workgroup variable is declared once at module scope and may be shared by several
  * kernels), each fixed-length `var<workgroup>` array (not an atomic one, not one sized at launch)
- * gets the smallest row length R, a divisor of its length L with 2 <= R <= L / 2, for which every
- * access of the program splits, or stays flat. An index E (in the array's declared units: vectors
+ * gets the row length R, a divisor of its length L with 2 <= R <= L / 2, for which every access of
+ * the program splits and the clamps cost least (`clampCost`), or stays flat where no R costs less. An index E (in the array's declared units: vectors
  * for an array held as vectors: declared-units.ts) is read as a linear form over atoms (hardware ids
  * and divisions by constants, as core's vectorize.ts reads indices); the terms whose coefficient is
  * a multiple of R, and R·⌊c/R⌋ of the constant c, make the row (divided by R), the rest, c mod R
@@ -166,16 +166,41 @@ function chooseRows(program: ProgramAst): Map<string, RowLayout> {
   for (const [name, { count }] of candidates) {
     const found = accesses.get(name);
     if (refused.has(name) || !found || found.size === 0) continue;
+    const all = [...found.values()];
+    let best: RowLayout | undefined;
+    let bestCost = clampCost(all.map((a) => ['flat', a.index] as const));
     for (let rowLength = 2; rowLength <= count / 2; rowLength++) {
       if (count % rowLength !== 0) continue;
-      const splits = splitAll([...found.values()], rowLength, count / rowLength);
-      if (splits) {
-        layouts.set(name, { rowLength, count, splits });
-        break;
-      }
+      const splits = splitAll(all, rowLength, count / rowLength);
+      if (!splits) continue;
+      const cost = clampCost(
+        [...splits.values()].flatMap((x) => [['row', x.row] as const, ['column', x.column] as const]),
+      );
+      if (cost < bestCost) [best, bestCost] = [{ rowLength, count, splits }, cost];
     }
+    if (best) layouts.set(name, best);
   }
   return layouts;
+}
+
+/** What a clamp costs where its index stays the same through every loop, against one that a loop changes. */
+const INVARIANT_CLAMP = 0.01;
+
+/**
+ * What the robustness clamps of a layout cost, to choose between layouts: each distinct index
+ * expression of each kind (flat, row, column; a constant needs no clamp) counts 1 where it names
+ * a loop index or another variable (the clamp runs every iteration) and INVARIANT_CLAMP where it
+ * reads only work-item ids and constants (computed once, but each distinct one holds a register).
+ * Rows are taken only where they cost less than the flat array: in an unrolled loop, one column
+ * for many constant rows; in a loop that is not, a row that changes with the loop and columns that
+ * do not (`b_fetch[k][X + 16]` rather than `b_fetch[4k + 1][X]`, which clamps as often as flat).
+ */
+function clampCost(indices: readonly (readonly [kind: string, index: Expr])[]): number {
+  const distinct = new Map<string, Expr>();
+  for (const [kind, index] of indices) if (index.kind !== 'int') distinct.set(`${kind} ${printExpr(index)}`, index);
+  let cost = 0;
+  for (const index of distinct.values()) cost += E.someExpr(index, (x) => x.kind === 'var') ? 1 : INVARIANT_CLAMP;
+  return cost;
 }
 
 /** The splits of every access for rows of `rowLength`, or undefined when one does not split. */

@@ -3,7 +3,7 @@
 @group(0) @binding(2) var<storage, read_write> c: array<vec4<f32>>;
 
 var<workgroup> a_fetch: array<f32, 1087>;
-var<workgroup> b_fetch: array<array<vec4<f32>, 16>, 16>;
+var<workgroup> b_fetch: array<vec4<f32>, 256>;
 
 @compute @workgroup_size(16, 16)
 fn sgemm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocation_id) local_invocation_id: vec3<u32>) {
@@ -18,7 +18,7 @@ fn sgemm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocati
   acc_k_outer_k_inner[3i] = vec4<f32>(0.0);
   for (var k_outer: i32 = 0i; k_outer <= 7i; k_outer++) {
     b_vec[0i] = b[512i * k_outer + 32i * local_id.y + 16i * group_id.x + local_id.x];
-    b_fetch[local_id.y][local_id.x] = b_vec[0i];
+    b_fetch[16i * local_id.y + local_id.x] = b_vec[0i];
     if (16i * local_id.y <= -local_id.x + 63i) {
       a_vec[0i] = a[2048i * group_id.y + 512i * local_id.y + 32i * local_id.x + 4i * k_outer];
       a_fetch[272i * local_id.y + 17i * local_id.x] = a_vec[0i].x;
@@ -43,10 +43,10 @@ fn sgemm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocati
     }
     workgroupBarrier(); // for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule)
     for (var k_inner: i32 = 0i; k_inner <= 15i; k_inner++) {
-      acc_k_outer_k_inner[0i] = fma(vec4<f32>(a_fetch[17i * local_id.y + k_inner]), b_fetch[k_inner][local_id.x], acc_k_outer_k_inner[0i]);
-      acc_k_outer_k_inner[1i] = fma(vec4<f32>(a_fetch[17i * local_id.y + k_inner + 272i]), b_fetch[k_inner][local_id.x], acc_k_outer_k_inner[1i]);
-      acc_k_outer_k_inner[2i] = fma(vec4<f32>(a_fetch[17i * local_id.y + k_inner + 544i]), b_fetch[k_inner][local_id.x], acc_k_outer_k_inner[2i]);
-      acc_k_outer_k_inner[3i] = fma(vec4<f32>(a_fetch[17i * local_id.y + k_inner + 816i]), b_fetch[k_inner][local_id.x], acc_k_outer_k_inner[3i]);
+      acc_k_outer_k_inner[0i] = fma(vec4<f32>(a_fetch[17i * local_id.y + k_inner]), b_fetch[16i * k_inner + local_id.x], acc_k_outer_k_inner[0i]);
+      acc_k_outer_k_inner[1i] = fma(vec4<f32>(a_fetch[17i * local_id.y + k_inner + 272i]), b_fetch[16i * k_inner + local_id.x], acc_k_outer_k_inner[1i]);
+      acc_k_outer_k_inner[2i] = fma(vec4<f32>(a_fetch[17i * local_id.y + k_inner + 544i]), b_fetch[16i * k_inner + local_id.x], acc_k_outer_k_inner[2i]);
+      acc_k_outer_k_inner[3i] = fma(vec4<f32>(a_fetch[17i * local_id.y + k_inner + 816i]), b_fetch[16i * k_inner + local_id.x], acc_k_outer_k_inner[3i]);
     }
     workgroupBarrier(); // for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule) across iterations of 'k_outer'
   }

@@ -7,8 +7,8 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<uniform> params: Params;
 
-var<workgroup> a_fetch: array<array<f32, 16>, 16>;
-var<workgroup> b_fetch: array<array<f32, 16>, 16>;
+var<workgroup> a_fetch: array<f32, 256>;
+var<workgroup> b_fetch: array<f32, 256>;
 
 @compute @workgroup_size(16, 16)
 fn loopy_kernel(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocation_id) local_invocation_id: vec3<u32>) {
@@ -21,15 +21,15 @@ fn loopy_kernel(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_i
   }
   for (var k_outer: i32 = 0i; k_outer <= (n - 1i) / 16i; k_outer++) {
     if (16i * k_outer <= n - local_id.y - 1i && 16i * group_id.x <= n - local_id.x - 1i) {
-      b_fetch[local_id.y][local_id.x] = b[n * (16i * k_outer + local_id.y) + (16i * group_id.x + local_id.x)];
+      b_fetch[16i * local_id.y + local_id.x] = b[n * (16i * k_outer + local_id.y) + (16i * group_id.x + local_id.x)];
     }
     if (16i * group_id.y <= n - local_id.y - 1i && 16i * k_outer <= n - local_id.x - 1i) {
-      a_fetch[local_id.y][local_id.x] = a[n * (16i * group_id.y + local_id.y) + (16i * k_outer + local_id.x)];
+      a_fetch[16i * local_id.y + local_id.x] = a[n * (16i * group_id.y + local_id.y) + (16i * k_outer + local_id.x)];
     }
     workgroupBarrier(); // for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule)
     if (16i * group_id.y <= n - local_id.y - 1i && 16i * group_id.x <= n - local_id.x - 1i) {
       for (var k_inner: i32 = 0i; k_inner <= min(n - 16i * k_outer - 1i, 15i); k_inner++) {
-        acc_k_outer_k_inner = acc_k_outer_k_inner + a_fetch[local_id.y][k_inner] * b_fetch[k_inner][local_id.x];
+        acc_k_outer_k_inner = acc_k_outer_k_inner + a_fetch[16i * local_id.y + k_inner] * b_fetch[16i * k_inner + local_id.x];
       }
     }
     workgroupBarrier(); // for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule) across iterations of 'k_outer'
