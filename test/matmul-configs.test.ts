@@ -252,13 +252,13 @@ test('WGSL: the float4 panels are workgroup arrays of vec4s, read a vector at a 
     addDtypes(matmulKernel(A_TRANSPOSED_VECTORS[0], 256), { a: 'float32', b: 'float32' }),
     wgslTarget(),
   ).code;
-  // in rows of 16 vectors (the work-items along l.0 or l.1), a step of k two rows (array-rows.ts)
-  assert.match(code, 'var<workgroup> a_fetch: array<array<vec4<f32>, 16>, 32>;');
-  assert.match(code, 'var<workgroup> b_fetch: array<array<vec4<f32>, 16>, 32>;');
+  // in rows of 32 vectors, a step of k a row: the row the k loop's, the columns the work-item's (array-rows.ts)
+  assert.match(code, 'var<workgroup> a_fetch: array<array<vec4<f32>, 32>, 16>;');
+  assert.match(code, 'var<workgroup> b_fetch: array<array<vec4<f32>, 32>, 16>;');
   // a's lane of the step times b's float4, added to the float4 accumulator
   assert.match(
     code,
-    'acc_k_outer_k_inner[0i] = fma(vec4<f32>(a_fetch[2i * k_inner][local_id.y].x), b_fetch[2i * k_inner][local_id.x], acc_k_outer_k_inner[0i]);',
+    'acc_k_outer_k_inner[0i] = fma(vec4<f32>(a_fetch[k_inner][local_id.y].x), b_fetch[k_inner][local_id.x], acc_k_outer_k_inner[0i]);',
   );
   // b's staged vector stored whole, a's lanes stored down the k-major panel as components
   assert.match(code, /b_fetch\[[^\]]*\]\[local_id\.x\] = b_vec\[0i\];/);
