@@ -693,27 +693,4 @@ test("every device: issue 27's parametric temporaries (a prefetch or precompute 
     );
 });
 
-test('WebGPU: local tiles the WGSL target declares in rows (array<array<T, R>, N>) under random chains agree with the untransformed kernel', async () => {
-  // seeds from 60000 whose case, as WebGPU gets it, has a workgroup array in rows (codegen-wgsl's
-  // array-rows.ts, where rows cost fewer clamps: about one seed in a thousand) and runs (no warned race); found by a
-  // search, written out, checked here
-  const seeds = [61_324, 63_643, 66_030, 66_376];
-  const webgpu = testDevices().filter((d) => d.target.name === 'wgsl');
-  assert.ok(webgpu.length > 0, 'no WebGPU device to compare on');
-  const inRows = (knl: LoopKernel, device: Device) =>
-    /var<workgroup> \w+: array<array</.test(generateCode(knl, device.target).code);
-  for (const device of webgpu)
-    for (const seed of seeds) {
-      const plan = planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(device)));
-      assert.ok(plan && inRows(plan.chain.kernel, device), `seed ${seed}: a workgroup array in rows on ${device.name}`);
-    }
-  const results = await sample(seeds, webgpu, EXCLUDED);
-  for (const device of webgpu)
-    for (const seed of seeds)
-      assert.ok(
-        results.some((r) => r.seed === seed && agreedOn(r, device.name)),
-        `${device.name}: seed ${seed}'s case with a tile in rows disagreed or did not run`,
-      );
-});
-
 test.run();
